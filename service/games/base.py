@@ -1,0 +1,214 @@
+"""The game contract every rules module implements.
+
+A game is pure: plain JSON-compatible state in, events out, no Flask, no Redis, no I/O.
+All randomness comes from the ``rng`` the referee passes in, so a match replays exactly
+from (seed, options, moves).  Modelled on OpenSpiel's game/state split and python-chess's
+small value objects and precise errors.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Sequence
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+State = dict[str, Any]
+Move = dict[str, Any]
+Seat = int
+ALL = "all"
+
+
+class GameError(Exception):
+    """Base of the errors a game raises; ``code`` is stable, the message is for people."""
+
+    code: ClassVar[str] = "game_error"
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason or self.code
+
+
+class InvalidMove(GameError):
+    """The move is not a move of this game at all (unknown type, missing or wrong field)."""
+
+    code = "invalid_move"
+
+
+class IllegalMove(GameError):
+    """The move is well formed but the rules forbid it now."""
+
+    code = "illegal_move"
+
+
+class InvalidOptions(GameError):
+    """The options (or the player count) do not describe a playable match."""
+
+    code = "invalid_options"
+
+
+def event(type_: str, data: Mapping[str, Any] | None = None, to: str | Sequence[Seat] = ALL) -> dict:
+    """An event as the referee stores it; ``to`` is ``"all"`` or the list of seats that may see it."""
+    return {"type": type_, "data": dict(data or {}), "to": to if to == ALL else sorted(to)}
+
+
+def span(lo: int, hi: int, step: int = 1) -> dict:
+    """A numeric choice in a legal move, given once instead of listing every number."""
+    return {"min": lo, "max": hi, "step": step}
+
+
+def in_span(value: Any, rng_: Mapping[str, int]) -> bool:
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and rng_["min"] <= value <= rng_["max"]
+        and (value - rng_["min"]) % rng_["step"] == 0
+    )
+
+
+def is_span(value: Any) -> bool:
+    return isinstance(value, dict) and value.keys() == {"min", "max", "step"}
+
+
+def concretize(move: Move, rng: random.Random) -> Move:
+    """Pick a concrete move from a legal-move template (ranges become one random number)."""
+    out = {}
+    for k, v in move.items():
+        if is_span(v):
+            steps = (v["max"] - v["min"]) // v["step"]
+            out[k] = v["min"] + v["step"] * rng.randint(0, steps)
+        else:
+            out[k] = v
+    return out
+
+
+def matches(move: Move, template: Move) -> bool:
+    """Whether a concrete move is one that a legal-move template allows."""
+    if move.keys() != template.keys():
+        return False
+    for k, v in template.items():
+        if is_span(v):
+            if not in_span(move[k], v):
+                return False
+        elif move[k] != v:
+            return False
+    return True
+
+
+def rank_by_score(scores: Sequence[float]) -> list[list[Seat]]:
+    """Ranking as a list of places, each place the seats sharing it (best first)."""
+    order = sorted(set(scores), reverse=True)
+    return [[s for s, v in enumerate(scores) if v == value] for value in order]
+
+
+@dataclass
+class Outcome:
+    """The end of a match: scores, places (ties share a place), winners, and how scores arose."""
+
+    scores: list[float]
+    ranking: list[list[Seat]]
+    winners: list[Seat]
+    breakdown: list[dict] = field(default_factory=list)
+
+    @classmethod
+    def by_score(cls, scores: Sequence[float], breakdown: Sequence[dict] = ()) -> "Outcome":
+        ranking = rank_by_score(scores)
+        return cls(list(scores), ranking, list(ranking[0]) if ranking else [], list(breakdown))
+
+    def as_dict(self) -> dict:
+        return {
+            "scores": self.scores,
+            "ranking": self.ranking,
+            "winners": self.winners,
+            "breakdown": self.breakdown,
+        }
+
+
+class BaseOptions(Schema):
+    """Options every game accepts (RULINGS.md: the first player is random unless named)."""
+
+    first_seat = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=0, max=5),
+        metadata={"description": "Seat that starts; random from the match seed when omitted."},
+    )
+
+
+class Game:
+    """One game's rules. Subclasses set the class attributes and implement the methods."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    Options: ClassVar[type[Schema]] = BaseOptions
+    #: one marshmallow schema per move ``type`` (the ``type`` field itself is implied)
+    moves: ClassVar[Mapping[str, type[Schema]]]
+
+    # -- the contract -------------------------------------------------------------------
+    def setup(self, players: int, options: Mapping[str, Any], rng: random.Random) -> State:
+        raise NotImplementedError
+
+    def to_act(self, state: State) -> list[Seat]:
+        raise NotImplementedError
+
+    def legal_moves(self, state: State, seat: Seat) -> list[Move]:
+        raise NotImplementedError
+
+    def apply(self, state: State, seat: Seat, move: Move, rng: random.Random) -> list[dict]:
+        """Validate and apply in place; on ``GameError`` the state is untouched."""
+        raise NotImplementedError
+
+    def view(self, state: State, seat: Seat | None) -> dict:
+        raise NotImplementedError
+
+    def is_over(self, state: State) -> bool:
+        raise NotImplementedError
+
+    def final_result(self, state: State) -> Outcome:
+        raise NotImplementedError
+
+    def sample_state(self, view: dict, seat: Seat, rng: random.Random) -> State:
+        raise NotImplementedError
+
+    # -- shared helpers -----------------------------------------------------------------
+    def load_options(self, players: int, options: Mapping[str, Any] | None) -> dict:
+        """Options with defaults filled in; raises InvalidOptions with a readable reason."""
+        if not self.min_players <= players <= self.max_players:
+            raise InvalidOptions(
+                f"{self.title} takes {self.min_players} to {self.max_players} players, not {players}."
+            )
+        try:
+            loaded = self.Options().load(dict(options or {}))
+        except ValidationError as exc:
+            raise InvalidOptions(f"Invalid options: {exc.messages}") from None
+        first = loaded.get("first_seat")
+        if first is not None and first >= players:
+            raise InvalidOptions(f"first_seat must be below the number of players ({players}).")
+        return loaded
+
+    def first_seat(self, players: int, options: Mapping[str, Any], rng: random.Random) -> Seat:
+        first = options.get("first_seat")
+        return rng.randrange(players) if first is None else first
+
+    def parse_move(self, move: Any) -> Move:
+        """Check a move's shape against its schema; the rules check comes in ``apply``."""
+        if not isinstance(move, dict):
+            raise InvalidMove("A move is a JSON object with a 'type'.")
+        kind = move.get("type")
+        schema = self.moves.get(kind) if isinstance(kind, str) else None
+        if schema is None:
+            raise InvalidMove(f"Unknown move type {kind!r}; {self.title} has {sorted(self.moves)}.")
+        body = {k: v for k, v in move.items() if k != "type"}
+        try:
+            loaded = schema().load(body)
+        except ValidationError as exc:
+            raise InvalidMove(f"Invalid {kind!r} move: {exc.messages}") from None
+        return {"type": kind, **loaded}
+
+    def returns(self, state: State) -> list[float]:
+        """Final scores (OpenSpiel's name)."""
+        return self.final_result(state).scores
