@@ -147,6 +147,8 @@ class Game:
     Options: ClassVar[type[Schema]] = BaseOptions
     #: one marshmallow schema per move ``type`` (the ``type`` field itself is implied)
     moves: ClassVar[Mapping[str, type[Schema]]]
+    #: option sets the conformance tests and benchmarks play (every variant of the book)
+    variants: ClassVar[Sequence[Mapping[str, Any]]] = ({},)
 
     # -- the contract -------------------------------------------------------------------
     def setup(self, players: int, options: Mapping[str, Any], rng: random.Random) -> State:

@@ -1,0 +1,31 @@
+"""Built-in bots, one module per game.
+
+A bot is ``choose(view, moves, seat, rng) -> move``: it sees exactly what its seat sees (the
+view and the legal-move list, ranges included) and returns one concrete move.  Bots that
+search must build a full state with the game's ``sample_state`` rather than peek.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from service.games.base import concretize
+
+from . import super_blatt
+
+Bot = Callable[[dict, list[dict], int, random.Random], dict]
+
+
+def random_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    """Uniform over the legal moves; a range becomes a uniform number in it."""
+    return concretize(rng.choice(moves), rng)
+
+
+BOTS: dict[str, dict[str, Bot]] = {
+    "super_blatt": {"random": random_bot, "greedy": super_blatt.greedy},
+}
+
+
+def bot_kinds(game: str) -> list[str]:
+    return sorted(BOTS.get(game, {}))
