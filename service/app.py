@@ -1,0 +1,74 @@
+"""create_app(): the Flask application, its OpenAPI document and the referee it serves."""
+
+from __future__ import annotations
+
+import redis
+from flask import Flask
+from marshmallow import Schema, fields, validate
+
+from service.api import Api, Problem, problem_response
+from service.api import games as games_api
+from service.api import health as health_api
+from service.api import matches as matches_api
+from service.config import Settings
+from service.games import GAMES
+from service.referee import Referee
+
+API_VERSION = "1.0.0"
+
+
+def create_app(settings: Settings | None = None, client: redis.Redis | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    if client is None:
+        if not settings.redis_url:
+            raise RuntimeError("Set REDIS_URL (or run `referee serve`, which starts an embedded server).")
+        client = redis.Redis.from_url(settings.redis_url)
+    app = Flask("referee")
+    app.config.update(
+        API_TITLE="Referee",
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.1.0",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        MAX_CONTENT_LENGTH=settings.max_body,
+        JSON_SORT_KEYS=False,
+        API_SPEC_OPTIONS={
+            "info": {"description": "A REST referee for Das Super-Blatt, Paparazzo, Big Shot, Dice Party and "
+                                    "Picture Perfect. It deals, rolls, validates every move and shows each seat "
+                                    "only what that seat may see. Errors are application/problem+json."},
+            "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
+        },
+    )
+    app.json.sort_keys = False
+    app.extensions["referee"] = Referee(client, settings)
+    api = Api(app)
+    for blp in (games_api.blp, matches_api.blp, health_api.blp):
+        api.register_blueprint(blp)
+    app.register_error_handler(Problem, problem_response)
+    document_games(api)
+    return app
+
+
+def document_games(api: Api) -> None:
+    """Each game's Options and one schema per move type, gathered in a discriminated <Game>Move."""
+    refs = []
+    for game in GAMES.values():
+        camel = games_api.camel(game.name)
+        api.spec.components.schema(f"{camel}Options", schema=game.Options)
+        mapping = {}
+        for kind, schema in sorted(game.moves.items()):
+            name = f"{camel}{games_api.camel(kind)}Move"
+            typed = type(name, (schema,), {"type": fields.String(required=True, validate=validate.OneOf([kind]))})
+            api.spec.components.schema(name, schema=typed)
+            mapping[kind] = f"#/components/schemas/{name}"
+        api.spec.components.schema(f"{camel}Move", component={
+            "oneOf": [{"$ref": r} for r in mapping.values()],
+            "discriminator": {"propertyName": "type", "mapping": mapping},
+            "description": f"A move of {game.title}.",
+        })
+        refs.append({"$ref": f"#/components/schemas/{camel}Move"})
+    move_request = api.spec.components.schemas["MoveRequest"]
+    move_request["properties"]["move"] = {"oneOf": refs, "description": "One move of this match's game."}
+
+
+__all__ = ["create_app", "Schema"]

@@ -1,0 +1,55 @@
+"""Errors as RFC 9457 problem details with a stable ``code`` that clients switch on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: every code the API can answer with, its HTTP status and title (documented in openapi.yaml)
+CODES: dict[str, tuple[int, str]] = {
+    "invalid_body": (400, "The request body is not valid JSON or not the expected shape"),
+    "unknown_game": (404, "No such game"),
+    "unknown_match": (404, "No such match"),
+    "not_found": (404, "No such resource"),
+    "method_not_allowed": (405, "Method not allowed"),
+    "bad_token": (401, "Missing or wrong seat token"),
+    "not_host": (403, "Only the host may do this"),
+    "not_a_seat": (403, "This needs a seat token"),
+    "invalid_options": (422, "The options or player count do not describe a playable match"),
+    "unknown_bot": (422, "No such bot for this game"),
+    "invalid_move": (422, "Not a move of this game"),
+    "illegal_move": (422, "The rules forbid this move now"),
+    "not_your_turn": (409, "It is not this seat's turn"),
+    "stale_version": (409, "The match has moved on since the expected version"),
+    "match_not_started": (409, "The match is still waiting for players"),
+    "match_over": (409, "The match is over"),
+    "not_waiting": (409, "The match no longer takes players"),
+    "seat_taken": (409, "That seat is not open"),
+    "no_open_seat": (409, "Every seat is taken"),
+    "result_not_ready": (409, "The match has no result yet"),
+    "not_over": (409, "Only available once the match is over"),
+    "unsupported_media_type": (415, "Send application/json"),
+    "body_too_large": (413, "The request body is too large"),
+    "busy": (503, "The match is too busy; retry"),
+    "unavailable": (503, "A dependency is unavailable"),
+}
+
+
+class Problem(Exception):
+    """An error answer; raise it anywhere below a route."""
+
+    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.status, self.title = CODES[code]
+        self.detail = detail
+        self.extra = extra
+
+    def as_dict(self) -> dict:
+        return {
+            "type": f"urn:referee:problem:{self.code}",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+            **self.extra,
+        }

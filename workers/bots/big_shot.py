@@ -1,0 +1,172 @@
+"""Big Shot greedy bot: value an auction by the best majority swing its four cubes allow.
+
+The board value is a sum over lots: a lot counts for the colour that would take it now, times a
+confidence that grows with its margin and as the cubes still to come run out; parks are worth
+the lots they would double; lots a colour still needs to qualify (2 to win) carry a bonus.  My
+colours count plus, opponents' minus, the Ghost's nothing.  Placing the bought cubes is an exact
+allocation over lots (a small knapsack over the sub-multisets of the hand), so two cubes for a
+take-over and the book's 3/3/1 trick are found.  An auction is worth the difference between my
+best allocation and the worst an opponent could make; the bot bids up to a share of that, and
+borrows only when the interest is small against the gain.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from service.games.big_shot import (
+    COLORS,
+    GAME,
+    LOT_NAMES,
+    LOT_PARK,
+    LOT_VALUE,
+    MAX_ON_LOT,
+    MIN_LOTS,
+    NLOTS,
+    PARKS,
+    TOTAL_CUBES,
+    lot_winner,
+    seat_colors,
+)
+
+BID_SHARE = 0.7  # bid up to this share of the auction's swing
+QUALIFY_BONUS = 12.0  # millions a lot is worth beyond its value while its colour has fewer than 2
+MAX_INTEREST = 3  # never take the 4th and later loans (they cost 4+ millions each)
+PARK_PAIRS = {p: [i for i in range(NLOTS) if LOT_PARK[i] == p] for p in PARKS}
+
+
+class Board:
+    """The parts of the state the evaluation needs, with per-colour weights for one seat."""
+
+    def __init__(self, state: dict, seat: int) -> None:
+        owner = state["owner"]
+        n = state["players"]
+        mine = set(seat_colors(owner, seat))
+        self.weights = [1.0 if c in mine else 0.0 if o is None else -1.0 / max(1, n - 2) ** 0.5
+                        for c, o in enumerate(owner)]
+        self.lots = state["lots"]
+        self.closed = state["closed"]
+        self.lot_owner = state["lot_owner"]
+        left = sum(len(s) for s in state["spaces"]) + len(state["hand"])
+        self.future = left / TOTAL_CUBES  # how much can still change
+        # current projection, to value parks and the qualification bonus
+        self.proj = [self._project(i, self.lots[i]) for i in range(NLOTS)]
+        held = [0.0] * len(COLORS)
+        for w, conf in self.proj:
+            if w is not None:
+                held[w] += conf
+        self.needs = [held[c] < MIN_LOTS for c in range(len(COLORS))]
+
+    def _project(self, i: int, counts: list[int]) -> tuple[int | None, float]:
+        if self.closed[i]:
+            return self.lot_owner[i], 1.0
+        w = lot_winner(counts)
+        if w is None:
+            return None, 0.0
+        total = sum(counts)
+        if total >= MAX_ON_LOT:
+            return w, 1.0
+        top = counts[w]
+        second = max(n for c, n in enumerate(counts) if c != w)
+        margin = top - second if top > second else 0.5
+        return w, 1.0 - self.future * 0.9 / (1.0 + margin + 0.15 * total)
+
+    def worth(self, i: int, color: int) -> float:
+        """What lot i is worth to a colour, parks by the lots they would double."""
+        if LOT_VALUE[i] == 0:
+            v = sum(LOT_VALUE[j] * conf for j in PARK_PAIRS[i] for w, conf in [self.proj[j]] if w == color)
+            v *= 0.8
+        else:
+            v = LOT_VALUE[i]
+            park = LOT_PARK[i]
+            if park is not None and self.proj[park][0] == color:
+                v *= 1.0 + self.proj[park][1]
+        if self.needs[color]:
+            v += QUALIFY_BONUS
+        return v
+
+    def lot_value(self, i: int, counts: list[int]) -> float:
+        w, conf = self._project(i, counts)
+        if w is None:
+            return 0.0
+        return self.weights[w] * conf * self.worth(i, w)
+
+
+def allocate(board: Board, hand: list[int], sign: float = 1.0) -> tuple[float, list[tuple[int, int]]]:
+    """Best split of the hand over the open lots for ``sign`` * my value: (gain, [(colour, lot), ...])."""
+    have = [hand.count(c) for c in range(len(COLORS))]
+    subs = [s for s in itertools.product(*(range(h + 1) for h in have))]
+    index = {s: k for k, s in enumerate(subs)}
+    full = index[tuple(have)]
+    dp: dict[int, tuple[float, list]] = {full: (0.0, [])}
+    for i in range(NLOTS):
+        if board.closed[i]:
+            continue
+        counts = board.lots[i]
+        room = MAX_ON_LOT - sum(counts)
+        base = board.lot_value(i, counts)
+        gains = {}
+        for s in subs:
+            k = sum(s)
+            if 0 < k <= room:
+                gains[s] = sign * (board.lot_value(i, [a + b for a, b in zip(counts, s)]) - base)
+        new = dict(dp)
+        for r_idx, (val, plan) in dp.items():
+            r = subs[r_idx]
+            for s, g in gains.items():
+                if all(a <= b for a, b in zip(s, r)):
+                    rest = index[tuple(b - a for a, b in zip(s, r))]
+                    cand = val + g
+                    if rest not in new or cand > new[rest][0]:
+                        new[rest] = (cand, plan + [(c, i) for c in range(len(COLORS)) for _ in range(s[c])])
+        dp = new
+    zero = index[tuple(0 for _ in have)]
+    if zero not in dp:  # cannot happen (an open lot always has room); place anywhere
+        return 0.0, []
+    return dp[zero]
+
+
+def swing(board: Board, hand: list[int]) -> float:
+    """What buying these cubes is worth to me: my best allocation against an opponent's worst for me."""
+    best, _ = allocate(board, hand, 1.0)
+    worst, _ = allocate(board, hand, -1.0)
+    return best + worst
+
+
+def _cash(state: dict, seat: int) -> int:
+    return max(state["cash"][c] for c in seat_colors(state["owner"], seat))
+
+
+def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    kinds = {m["type"] for m in moves}
+    state = GAME.sample_state(view, seat, rng)
+    board = Board(state, seat)
+    if "place" in kinds:
+        _, plan = allocate(board, state["hand"])
+        if plan:
+            color, lot = plan[0]
+            move = {"type": "place", "color": COLORS[color], "lot": LOT_NAMES[lot]}
+            if move in moves:
+                return move
+        return rng.choice(moves)
+    if "pay" in kinds:  # pay from the poorer pile that can: the richer one keeps bidding power
+        payers = [m for m in moves if m["type"] == "pay"]
+        return min(payers, key=lambda m: state["cash"][COLORS.index(m["color"])])
+    value = BID_SHARE * swing(board, state["spaces"][state["broker"]])
+    want = int(value)
+    need = state["high_bid"] + 1
+    loans = [m for m in moves if m["type"] == "loan"]
+    if loans and want >= need:
+        colors = seat_colors(state["owner"], seat)
+        short = _cash(state, seat) < min(want, need + 2)
+        pick = min(loans, key=lambda m: state["debits"][COLORS.index(m["color"])])
+        interest = state["debits"][COLORS.index(pick["color"])] + 1
+        if short and interest <= MAX_INTEREST and value - need > 2 * interest and len(colors) >= 1:
+            return pick
+    for m in moves:
+        if m["type"] == "bid" and need <= want:
+            return {"type": "bid", "amount": min(need, m["amount"]["max"])}
+    if "decline" in kinds:
+        return {"type": "decline"}
+    return {"type": "pass"}

@@ -1,0 +1,106 @@
+"""RQ jobs: a bot's turn, the end-of-game scoring, and the sweeper that re-queues lost turns.
+
+Jobs are enqueued by the referee inside the same transaction as the commit that owes them,
+with ids from (match, seat, version), so a duplicate collapses into a no-op.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import redis
+from rq import get_current_job
+from rq.job import Job, JobStatus
+from rq.serializers import JSONSerializer
+
+from service.config import Settings
+from service.games import GAMES
+from service.problems import Problem
+from service.referee import ACTIVE, Referee, match_rng
+from service.store import PENDING
+from workers.bots import BOTS
+
+log = logging.getLogger("referee.workers")
+_referees: dict[int, Referee] = {}
+
+
+def referee_for(connection: redis.Redis) -> Referee:
+    """One referee per worker connection, built once (the referee itself is stateless)."""
+    ref = _referees.get(id(connection))
+    if ref is None:
+        ref = _referees[id(connection)] = Referee(connection, Settings.from_env())
+    return ref
+
+
+def _current_referee() -> Referee:
+    return referee_for(get_current_job().connection)
+
+
+def play_bot_turn(match_id: str, seat: int, version: int) -> str:
+    """Play one bot move if that seat still owes it at that version; otherwise do nothing."""
+    ref = _current_referee()
+    seen = ref.bot_view(match_id, seat, version)
+    if seen is None:
+        return "not owed"
+    match, view, moves = seen
+    kind = match.meta["seats"][seat]["bot"]
+    move = BOTS[match.game][kind](view, moves, seat, match_rng(match.meta["seed"], f"bot:{seat}:{version}"))
+    try:
+        ref.apply_move(match_id, None, seat, move, at_version=version)
+    except Problem as exc:
+        if exc.code in ("stale_version", "match_over", "not_your_turn"):
+            return "overtaken"  # someone else moved first (e.g. an abort): nothing owed any more
+        raise
+    return "moved"
+
+
+def score_match(match_id: str) -> str:
+    return "scored" if _current_referee().score(match_id) else "not owed"
+
+
+def _job_alive(connection: redis.Redis, job_id: str, started_grace: float) -> bool:
+    try:
+        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+    except Exception:
+        return False
+    status = job.get_status(refresh=False)
+    if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
+        return True
+    if status == JobStatus.STARTED:
+        started = job.started_at.timestamp() if job.started_at else 0
+        return time.time() - started < started_grace
+    return False
+
+
+def sweep(ref: Referee, older_than: float | None = None) -> int:
+    """Re-enqueue the bot turns and scorings owed by matches whose job was lost (a killed worker).
+
+    Returns how many jobs were re-enqueued.  Safe to run from several hosts at once: job ids
+    collapse and a turn played twice is refused by the version check.
+    """
+    older_than = ref.settings.sweep_after if older_than is None else older_than
+    grace = ref.settings.job_timeout + older_than
+    cutoff = time.time() - older_than
+    requeued = 0
+    for raw_id in ref.redis.zrangebyscore(PENDING, 0, cutoff):
+        match_id = raw_id.decode()
+        match = ref.store.load(match_id)
+        if match is None or match.status not in (ACTIVE, "scoring"):
+            ref.redis.zrem(PENDING, match_id)
+            continue
+        if match.status == "scoring":
+            if not _job_alive(ref.redis, f"score_{match_id}", grace):
+                ref.enqueue_scoring(match_id)
+                requeued += 1
+        else:
+            game_seats = match.meta["seats"]
+            for seat in GAMES[match.game].to_act(match.state):
+                job_id = f"bot_{match_id}_{seat}_{match.version}"
+                if game_seats[seat].get("bot") and not _job_alive(ref.redis, job_id, grace):
+                    ref.enqueue_bot_turn(match_id, seat, match.version)
+                    requeued += 1
+        ref.redis.zadd(PENDING, {match_id: time.time()})
+    if requeued:
+        log.warning("sweeper re-enqueued %d job(s)", requeued)
+    return requeued

@@ -1,0 +1,104 @@
+"""Run RQ worker processes (JSON serializer, never pickle) and the sweeper.
+
+``referee worker`` calls ``run_workers``; ``referee serve`` does too, next to the API.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import multiprocessing as mp
+import os
+import signal
+import socket
+import time
+
+import redis
+from rq import Queue, SimpleWorker
+from rq.serializers import JSONSerializer
+
+from service.config import Settings
+
+log = logging.getLogger("referee.workers")
+SWEEP_LOCK = "ref:sweeper"
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGTERM this process when its parent dies, so Ctrl-C or a crash leaves no orphan."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _work(url: str, index: int) -> None:
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
+    settings = Settings.from_env()
+    conn = redis.Redis.from_url(url)
+    queue = Queue(settings.queue, connection=conn, serializer=JSONSerializer)
+    worker = SimpleWorker([queue], connection=conn, serializer=JSONSerializer,
+                          name=f"referee-{socket.gethostname()}-{os.getpid()}-{index}")
+    worker.work(with_scheduler=True, logging_level="WARNING")
+
+
+def _sweep_forever(url: str, interval: float) -> None:
+    """One sweeper per host; a Redis lock makes hosts take turns rather than sweep at once."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from service.referee import Referee
+    from workers.jobs import sweep
+
+    conn = redis.Redis.from_url(url)
+    ref = Referee(conn, Settings.from_env())
+    while True:
+        try:
+            if conn.set(SWEEP_LOCK, os.getpid(), nx=True, ex=max(int(interval), 1)):
+                sweep(ref)
+        except redis.RedisError as exc:
+            log.warning("sweeper: %s", exc)
+        time.sleep(interval)
+
+
+def start_workers(url: str, count: int, sweep_interval: float = 2.0) -> list[mp.Process]:
+    ctx = mp.get_context("fork")
+    procs = [ctx.Process(target=_work, args=(url, i), name=f"referee-worker-{i}", daemon=False)
+             for i in range(count)]
+    procs.append(ctx.Process(target=_sweep_forever, args=(url, sweep_interval), name="referee-sweeper"))
+    for p in procs:
+        p.start()
+    return procs
+
+
+def stop_processes(procs: list[mp.Process], timeout: float = 10.0) -> None:
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join()
+
+
+def run_workers(url: str, count: int) -> None:
+    """Run ``count`` workers and a sweeper until SIGINT/SIGTERM, then stop them all."""
+    procs = start_workers(url, count)
+    stopping = []
+
+    def _stop(signum, frame):  # noqa: ARG001
+        stopping.append(signum)
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        while not stopping:
+            for i, p in enumerate(procs[:count]):
+                if not p.is_alive():  # a crashed worker is replaced; its job is swept
+                    log.warning("worker %s exited (%s); restarting", p.name, p.exitcode)
+                    procs[i] = mp.get_context("fork").Process(target=_work, args=(url, i), name=p.name)
+                    procs[i].start()
+            time.sleep(0.5)
+    finally:
+        stop_processes(procs)
