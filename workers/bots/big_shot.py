@@ -110,13 +110,13 @@ def allocate(board: Board, hand: list[int], sign: float = 1.0) -> tuple[float, l
         for s in subs:
             k = sum(s)
             if 0 < k <= room:
-                gains[s] = sign * (board.lot_value(i, [a + b for a, b in zip(counts, s)]) - base)
+                gains[s] = sign * (board.lot_value(i, [a + b for a, b in zip(counts, s, strict=True)]) - base)
         new = dict(dp)
         for r_idx, (val, plan) in dp.items():
             r = subs[r_idx]
             for s, g in gains.items():
-                if all(a <= b for a, b in zip(s, r)):
-                    rest = index[tuple(b - a for a, b in zip(s, r))]
+                if all(a <= b for a, b in zip(s, r, strict=True)):
+                    rest = index[tuple(b - a for a, b in zip(s, r, strict=True))]
                     cand = val + g
                     if rest not in new or cand > new[rest][0]:
                         new[rest] = (cand, plan + [(c, i) for c in range(len(COLORS)) for _ in range(s[c])])
