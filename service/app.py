@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import redis
 from flask import Flask
-from marshmallow import Schema, fields, validate
+from marshmallow import fields, validate
 
 from service.api import Api, Problem, problem_response
 from service.api import games as games_api
@@ -46,6 +46,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         api.register_blueprint(blp)
     app.register_error_handler(Problem, problem_response)
     document_games(api)
+    app.extensions["referee_api"] = api
     return app
 
 
@@ -70,5 +71,3 @@ def document_games(api: Api) -> None:
     move_request = api.spec.components.schemas["MoveRequest"]
     move_request["properties"]["move"] = {"oneOf": refs, "description": "One move of this match's game."}
 
-
-__all__ = ["create_app", "Schema"]

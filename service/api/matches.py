@@ -79,7 +79,7 @@ class ResultSchema(Schema):
     id = fields.String()
     game = fields.String()
     status = STATUS
-    scores = fields.List(fields.Float())
+    scores = fields.List(fields.Raw(metadata={"type": "number"}))
     ranking = fields.List(fields.List(fields.Integer()), metadata={"description": "Places, best first; ties share."})
     winners = fields.List(fields.Integer())
     breakdown = fields.List(fields.Dict(), metadata={"description": "Per seat: how the score arose."})

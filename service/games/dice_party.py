@@ -285,8 +285,8 @@ class DiceParty(Game):
                 if any(options):
                     step = "grow_wait"
                 else:  # both options bring nobody: nothing to choose
-                    events.append(event("grew", {"seat": seat, "option": None, "kind": None, "wanted": 0,
-                                                 "joined": 0, "mobs": 0, "removed": {VIPS: 0, PARTY_PEOPLE: 0}}))
+                    events.append(event("grew", {"seat": seat, "option": None, "kind": None, "wanted": 0, "joined": 0,
+                                                 "mobs": 0, "taken": 0, "removed": {VIPS: 0, PARTY_PEOPLE: 0}}))
                     step = "next"
             if step is not None and step.endswith("_wait"):
                 state["phase"] = step[:-5]

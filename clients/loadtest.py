@@ -1,0 +1,176 @@
+"""``referee loadtest``: drive N concurrent matches over HTTP and print moves/s and latency percentiles.
+
+Every match has all-human seats played here by random movers: each move is one
+``GET /legal-moves`` and one ``POST /moves``.  A finished match is replaced by a new one, so
+N matches stay in play.  ``--idle`` first creates that many extra live matches that just sit
+there, to show a move's cost does not grow with the number of live matches.  Traffic goes
+only to the given URL (loopback by default) and stops after ``--duration`` seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing as mp
+import random
+import statistics
+import threading
+import time
+from urllib.parse import urlsplit
+
+
+class Conn:
+    """A keep-alive JSON connection; lighter than requests, so the load generator stays cheap."""
+
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname, parts.port or 80
+        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+
+    def call(self, method: str, path: str, body: dict | None = None, token: str | None = None) -> tuple[int, dict]:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        if token:
+            headers["Authorization"] = "Bearer " + token
+        data = json.dumps(body) if body is not None else None
+        for attempt in range(2):
+            try:
+                self.conn.request(method, path, data, headers)
+                resp = self.conn.getresponse()
+                return resp.status, json.loads(resp.read() or b"{}")
+            except (http.client.HTTPException, ConnectionError):
+                self.conn.close()
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def concretize(move: dict, rng: random.Random) -> dict:
+    out = {}
+    for k, v in move.items():
+        if isinstance(v, dict) and v.keys() == {"min", "max", "step"}:
+            out[k] = v["min"] + v["step"] * rng.randint(0, (v["max"] - v["min"]) // v["step"])
+        else:
+            out[k] = v
+    return out
+
+
+def new_match(conn: Conn, game: str, players: int, seed: int) -> tuple[str, dict[int, str], list[int]]:
+    status, created = conn.call("POST", "/matches", {"game": game, "players": players, "seed": seed,
+                                                     "seats": [{"name": f"p{i}"} for i in range(players)]})
+    if status != 201:
+        raise RuntimeError(f"create failed: {status} {created}")
+    tokens = {s["seat"]: s["token"] for s in created["seats"]}
+    _, snap = conn.call("GET", f"/matches/{created['id']}", token=tokens[0])
+    return created["id"], tokens, snap["to_act"]
+
+
+def mover(url: str, game: str, players: int, deadline: float, seed: int, out: list) -> None:
+    conn = Conn(url)
+    rng = random.Random(seed)
+    lat: list[float] = []
+    errors = finished = 0
+    mid, tokens, to_act = new_match(conn, game, players, seed)
+    while time.monotonic() < deadline:
+        if not to_act:
+            finished += 1
+            mid, tokens, to_act = new_match(conn, game, players, rng.randrange(1 << 30))
+            continue
+        seat = to_act[0]
+        status, legal = conn.call("GET", f"/matches/{mid}/legal-moves", token=tokens[seat])
+        if status != 200 or not legal["moves"]:
+            errors += 1
+            _, snap = conn.call("GET", f"/matches/{mid}", token=tokens[seat])
+            to_act = snap["to_act"]
+            continue
+        move = concretize(rng.choice(legal["moves"]), rng)
+        t0 = time.perf_counter()
+        status, answer = conn.call("POST", f"/matches/{mid}/moves", {"move": move,
+                                                                     "expected_version": legal["version"]},
+                                   token=tokens[seat])
+        lat.append(time.perf_counter() - t0)
+        if status != 200:
+            errors += 1
+            _, snap = conn.call("GET", f"/matches/{mid}", token=tokens[seat])
+            to_act = snap["to_act"]
+            continue
+        to_act = answer["to_act"]
+    out.append((lat, errors, finished))
+
+
+def _process(url: str, game: str, players: int, matches: int, duration: float, seed: int, queue) -> None:
+    deadline = time.monotonic() + duration
+    out: list = []
+    threads = [threading.Thread(target=mover, args=(url, game, players, deadline, seed + i, out))
+               for i in range(matches)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    queue.put(out)
+
+
+def create_idle(url: str, game: str, players: int, count: int) -> None:
+    conn = Conn(url)
+    for i in range(count):
+        conn.call("POST", "/matches", {"game": game, "players": players, "seed": i,
+                                       "seats": [{"name": f"idle{s}"} for s in range(players)]})
+
+
+def run(url: str, game: str, players: int, matches: int, duration: float, procs: int, seed: int) -> dict:
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    shares = [matches // procs + (i < matches % procs) for i in range(procs)]
+    workers = [ctx.Process(target=_process, args=(url, game, players, n, duration, seed + 1000 * i, queue))
+               for i, n in enumerate(shares) if n]
+    start = time.monotonic()
+    for w in workers:
+        w.start()
+    results = [item for _ in workers for item in queue.get()]
+    for w in workers:
+        w.join()
+    elapsed = time.monotonic() - start
+    lat = sorted(x for r in results for x in r[0])
+
+    def pct(p: float) -> float:
+        return lat[min(len(lat) - 1, int(len(lat) * p))] * 1000 if lat else float("nan")
+
+    return {"matches": matches, "moves": len(lat), "seconds": elapsed, "moves_per_s": len(lat) / elapsed,
+            "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99),
+            "mean_ms": statistics.fmean(lat) * 1000 if lat else float("nan"),
+            "errors": sum(r[1] for r in results), "finished_matches": sum(r[2] for r in results)}
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("loadtest", help="drive N concurrent matches; print moves/s and latency percentiles",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--game", default="super_blatt")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--matches", type=int, default=32, help="concurrent matches")
+    p.add_argument("--duration", type=float, default=15.0, help="seconds of load")
+    p.add_argument("--procs", type=int, default=2, help="load-generator processes")
+    p.add_argument("--idle", type=int, default=0, help="extra live matches created first and left idle")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(func=main)
+
+
+def main(args) -> int:
+    host = urlsplit(args.url).hostname
+    if host not in ("127.0.0.1", "localhost", "::1") and not host.startswith("127."):
+        raise SystemExit("loadtest only targets loopback addresses")
+    if args.idle:
+        t0 = time.monotonic()
+        create_idle(args.url, args.game, args.players, args.idle)
+        print(f"created {args.idle} idle live matches in {time.monotonic() - t0:.1f} s")
+    r = run(args.url, args.game, args.players, args.matches, args.duration, args.procs, args.seed)
+    if args.json:
+        print(json.dumps(r))
+    else:
+        print(f"{r['matches']} concurrent {args.game} matches, {r['seconds']:.1f} s: {r['moves']} moves, "
+              f"{r['moves_per_s']:.0f} moves/s; latency p50 {r['p50_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms, "
+              f"p99 {r['p99_ms']:.1f} ms (mean {r['mean_ms']:.1f}); {r['finished_matches']} matches finished, "
+              f"{r['errors']} errors")
+    return 0
