@@ -13,7 +13,7 @@ opponent they hurt most, which is usually the leader.
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 from math import comb
 
 from service.games.dice_party import MOBS, PARTY_PEOPLE, PROVOKE_MIN, STEAL_FACE, VIPS, WALLETS_TO_WIN, growth
@@ -22,7 +22,7 @@ HORIZON = 40  # turns of each party the race looks ahead
 
 
 # -- exact next-roll probabilities ------------------------------------------------------------
-@lru_cache(maxsize=None)
+@cache
 def _sum_dist(k: int) -> tuple[float, ...]:
     """Distribution of the pip total of k dice (index = total)."""
     dist = [1.0]
@@ -36,7 +36,7 @@ def _sum_dist(k: int) -> tuple[float, ...]:
     return tuple(dist)
 
 
-@lru_cache(maxsize=None)
+@cache
 def p_escalate(mobs: int, guests: int) -> float:
     """P(Mob pips > guest pips) on one roll (Eskalation?)."""
     if mobs == 0:
@@ -71,12 +71,12 @@ def _poly_mul(a: list[float], b: list[float], cap: int) -> list[float]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _surjections(m: int, j: int) -> int:
     return sum((-1) ** i * comb(j, i) * (j - i) ** m for i in range(j + 1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def p_millionaire(vips: int, mobs: int) -> float:
     """P(5+ VIPs share a face, or 4+ share a face no Mob shows) on one roll (Millionär eingetroffen?).
 
@@ -106,7 +106,7 @@ def p_millionaire(vips: int, mobs: int) -> float:
     return max(0.0, 1.0 - none)
 
 
-@lru_cache(maxsize=None)
+@cache
 def p_wallets(party_people: int, need: int) -> float:
     """P(at least ``need`` Party-People show 6) on one roll."""
     if need <= 0:
