@@ -184,6 +184,8 @@ class SuperBlatt(Game):
         return self._steal(state, seat, move["victim"], pending)
 
     def _top(self, state: State, column: int) -> int:
+        if not 0 <= column < len(state["columns"]):
+            raise IllegalMove("There are four columns, 0 to 3.", "no_such_column")
         col = state["columns"][column]
         if not col:
             raise IllegalMove(f"Column {column} is empty.", "column_empty")
@@ -223,7 +225,7 @@ class SuperBlatt(Game):
         return [event("took_extra", {"seat": seat, "column": column, "card": CARDS[card]})] + self._end_turn(state, seat)
 
     def _steal(self, state: State, seat: int, victim: int, pending: dict) -> list[dict]:
-        if victim == seat or victim >= state["players"]:
+        if victim == seat or not 0 <= victim < state["players"]:
             raise IllegalMove("Steal from an opponent at this table.", "bad_victim")
         if not count(state["hands"][victim], pending["category"]):
             raise IllegalMove(f"Seat {victim} holds no {pending['category']} cards.", "nothing_to_steal")

@@ -1,0 +1,111 @@
+"""Shared fixtures: an isolated Redis-compatible server, the app, and a real `referee serve`.
+
+Tests use REDIS_URL when it is set (and then never flush it: every key they make is a fresh
+match id); otherwise they start their own embedded server in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+import requests
+
+from clients.client import Referee
+from service.config import Settings
+from service.embedded import EmbeddedRedis, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), persist=False)
+    url = server.start()
+    yield url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_client(redis_url):
+    return redis.Redis.from_url(redis_url)
+
+
+@pytest.fixture(scope="session")
+def app(redis_client):
+    from service.app import create_app
+
+    return create_app(Settings.from_env(), client=redis_client)
+
+
+@pytest.fixture()
+def http(app):
+    """Flask's test client: the real app and Redis, no network (fast)."""
+    return app.test_client()
+
+
+class Server:
+    """`referee serve` in a subprocess, as a user runs it."""
+
+    def __init__(self, redis_url: str, workers: int = 2, env: dict | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        full_env = dict(os.environ, REDIS_URL=redis_url, REFEREE_JOB_TIMEOUT="5", REFEREE_SWEEP_AFTER="2",
+                        **(env or {}))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "clients.cli", "serve", "--port", str(self.port), "--workers", str(workers),
+             "--processes", "2", "--threads", "8"],
+            cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if requests.get(self.url + "/readyz", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError("referee serve did not become ready")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server(redis_url):
+    srv = Server(redis_url)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture()
+def ref(server) -> Referee:
+    return Referee(server.url)
+
+
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(interval)

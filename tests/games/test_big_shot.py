@@ -1,0 +1,697 @@
+"""Big Shot rules, invariants, hidden information and bots.
+
+Passages cited are in shared/rules/big_shot.txt (section titles as printed) and the "Big Shot"
+section of shared/rules/RULINGS.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from service.games.base import IllegalMove, concretize, matches
+from service.games.big_shot import COLORS, GAME, LOT_NAMES, loan_payout
+from workers.bots import random_bot
+from workers.bots.big_shot import Board, allocate, greedy
+
+R, Y, W, B = range(4)  # colour indices: red, yellow, white, black
+LOT = {name: i for i, name in enumerate(LOT_NAMES)}
+# The board as the test reads RULINGS.md, independently of the module's table.
+TEST_VALUES = {"PW": 0, "PE": 0, "W9": 9, "W10": 10, "W11": 11, "E9": 9, "E10": 10, "E11": 11,
+               "C16": 16, "C17": 17, "C18": 18, "C19": 19, "C21": 21}
+TEST_PARK = {"W9": "PW", "W10": "PW", "W11": "PW", "E9": "PE", "E10": "PE", "E11": "PE"}
+
+
+class Dice(random.Random):
+    """An rng whose die rolls are scripted (the referee's die, made predictable)."""
+
+    def __init__(self, *rolls: int) -> None:
+        super().__init__(0)
+        self.rolls = list(rolls)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.rolls.pop(0)
+
+
+def new(players: int = 4, seed: int = 1, **options) -> dict:
+    return GAME.setup(players, GAME.load_options(players, options), random.Random(seed))
+
+
+def colors_to_seats(state: dict, mapping: dict[int, int | None]) -> None:
+    """Deal the calling cards by hand: colour index -> seat (None: the Ghost)."""
+    state["owner"] = [mapping[c] for c in range(4)]
+    state["cash"] = [10 if mapping[c] is not None else 0 for c in range(4)]
+
+
+def placing(state: dict, buyer: int, hand: list[int]) -> dict:
+    """Put the state into the placement step of the current round."""
+    state.update(phase="place", turn=buyer, buyer=buyer, hand=list(hand))
+    return state
+
+
+def bidding(state: dict, roller: int) -> dict:
+    n = state["players"]
+    state.update(phase="bidding", roller=roller, turn=(roller + 1) % n, high_bid=0, high_bidder=None,
+                 passed=[False] * n, loaned=[False] * 4, loan_seats_done=0)
+    return state
+
+
+def act(state: dict, seat: int, move: dict, rng: random.Random | None = None) -> list[dict]:
+    return GAME.apply(state, seat, GAME.parse_move(move), rng or random.Random(0))
+
+
+def rejects(state: dict, seat: int, move: dict, reason: str | None = None) -> IllegalMove:
+    before = json.dumps(state, sort_keys=True)
+    with pytest.raises(IllegalMove) as info:
+        act(state, seat, move)
+    assert json.dumps(state, sort_keys=True) == before
+    if reason:
+        assert info.value.reason == reason
+    return info.value
+
+
+def types(events: list[dict]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+def cube_total(state: dict) -> int:
+    return (sum(len(s) for s in state["spaces"]) + sum(map(sum, state["lots"])) + len(state["hand"])
+            + state["removed"])
+
+
+# -- preparations ------------------------------------------------------------------------------
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_preparations(players):
+    """big_shot.txt, Preparations: 72 cubes at random on the 18 spaces, 4 of at least 2 colours
+    each; 10 million per player (2 players: per colour); calling cards dealt (RULINGS.md, Big Shot)."""
+    for seed in range(30):
+        s = new(players, seed)
+        assert len(s["spaces"]) == 18 and all(len(sp) == 4 and len(set(sp)) >= 2 for sp in s["spaces"])
+        assert cube_total(s) == 72
+        everything = [c for sp in s["spaces"] for c in sp]
+        assert all(everything.count(c) == 18 for c in range(4))
+        owners = s["owner"]
+        if players == 4:
+            assert sorted(owners) == [0, 1, 2, 3]
+        elif players == 3:
+            assert sorted(o for o in owners if o is not None) == [0, 1, 2] and owners.count(None) == 1
+        else:
+            assert sorted(owners) == [0, 0, 1, 1]
+        assert all(s["cash"][c] == (10 if owners[c] is not None else 0) for c in range(4))
+        assert s["round"] == 1 and s["debits"] == [0] * 4
+
+
+def test_colours_dealt_at_random():
+    """big_shot.txt, Preparations: the banker shuffles the calling cards and deals one to each player."""
+    deals = {tuple(new(4, seed)["owner"]) for seed in range(40)}
+    assert len(deals) > 5
+
+
+def test_options_and_player_counts():
+    """RULINGS.md, Big Shot: 2 to 4 players; the hidden-money variant is an option."""
+    with pytest.raises(Exception):
+        GAME.load_options(5, {})
+    assert GAME.load_options(2, {})["hidden_money"] is False
+    assert {"hidden_money": True} in GAME.variants
+
+
+# -- moving the broker ----------------------------------------------------------------------------
+def test_broker_counts_only_spaces_with_cubes():
+    """big_shot.txt, How to play, 1) Moving the Broker; RULINGS.md: moving counts only spaces that
+    still hold cubes; the die is the referee's, rolled for the roller."""
+    s = new(4, 2)
+    for i in (3, 4, 6):
+        s["spaces"][i] = []
+    s["broker"] = 2
+    s["round"] = 1
+    colors_to_seats(s, {R: 0, Y: 1, W: 2, B: 3})
+    placing(s, 1, [R, Y, W, B])
+    s["roller"] = 0
+    for cube, lot in zip(["red", "yellow", "white"], ["C16", "C17", "C18"], strict=True):
+        act(s, 1, {"type": "place", "color": cube, "lot": lot})
+    events = act(s, 1, {"type": "place", "color": "black", "lot": "C19"}, Dice(3))
+    started = [e for e in events if e["type"] == "round_started"][0]["data"]
+    # from 2: skips 3 and 4 (empty) -> 5, skips 6 -> 7, then 8
+    assert started["die"] == 3 and started["space"] == 8 and s["broker"] == 8
+    assert started["roller"] == 1 and s["roller"] == 1  # the die passed to the left
+    assert s["turn"] == 2 and s["phase"] == "bidding"
+
+
+def test_broker_goes_round_when_few_spaces_remain():
+    """RULINGS.md, Big Shot: the 18 spaces form a ring; emptied spaces are skipped (book: 1) Moving the Broker)."""
+    from service.games.big_shot import advance_broker
+
+    spaces = [[] for _ in range(18)]
+    spaces[5] = [R, Y, W, B]
+    spaces[10] = [R, Y, W, B]
+    assert advance_broker(spaces, 10, 1) == 5
+    assert advance_broker(spaces, 10, 2) == 10
+    assert advance_broker(spaces, 10, 5) == 5
+
+
+# -- the auction ------------------------------------------------------------------------------
+def test_bidding_order_and_winner_pays():
+    """big_shot.txt, 2) Auction: bids in turn clockwise from the roller's left, each higher than the
+    last; a pass is final; the highest bidder pays the bank and picks up the 4 cubes."""
+    s = bidding(new(4, 3), roller=1)
+    assert GAME.to_act(s) == [2]
+    assert GAME.legal_moves(s, 1) == []
+    rejects(s, 1, {"type": "bid", "amount": 1}, "not_your_turn")
+    act(s, 2, {"type": "bid", "amount": 2})
+    assert GAME.to_act(s) == [3]
+    rejects(s, 3, {"type": "bid", "amount": 2}, "bid_too_low")
+    act(s, 3, {"type": "pass"})
+    act(s, 0, {"type": "bid", "amount": 4})
+    act(s, 1, {"type": "pass"})  # the roller bids too
+    assert GAME.to_act(s) == [2]  # seat 3 has passed and is skipped
+    color2 = s["owner"].index(2)
+    cubes = list(s["spaces"][s["broker"]])
+    events = act(s, 2, {"type": "pass"})
+    assert types(events) == ["passed", "auction_won", "paid"]
+    assert events[1]["data"] == {"seat": 0, "price": 4}
+    assert s["phase"] == "place" and s["turn"] == 0 and sorted(s["hand"]) == sorted(cubes)
+    assert s["spaces"][s["broker"]] == [] and s["cash"][s["owner"].index(0)] == 6
+    assert s["cash"][color2] == 10 and s["paid"] == 4
+    with pytest.raises(IllegalMove):
+        act(copy.deepcopy(s), 0, {"type": "bid", "amount": 5})
+
+
+def test_bid_above_cash_refused():
+    """RULINGS.md, Big Shot: bids above one's cash are refused (book, 2) Auction: a player short of
+    cash must pass or request a loan)."""
+    s = bidding(new(4, 4), roller=3)
+    s["cash"][s["owner"].index(0)] = 5
+    err = rejects(s, 0, {"type": "bid", "amount": 6}, "bid_above_cash")
+    assert "5" in err.message
+    bid = [m for m in GAME.legal_moves(s, 0) if m["type"] == "bid"][0]
+    assert bid["amount"] == {"min": 1, "max": 5, "step": 1}
+    s["cash"][s["owner"].index(0)] = 0
+    assert {m["type"] for m in GAME.legal_moves(s, 0)} == {"loan", "pass"}
+
+
+def test_nobody_bids_roller_places_free():
+    """big_shot.txt, 2) Auction, Note: if nobody makes a bid, the roller distributes the cubes at no cost."""
+    s = bidding(new(3, 5), roller=0)
+    act(s, 1, {"type": "pass"})
+    events = act(s, 2, {"type": "pass"})
+    assert types(events) == ["passed", "auction_won"]
+    assert events[-1]["data"] == {"seat": 0, "price": 0}
+    assert s["phase"] == "place" and s["turn"] == 0 and s["paid"] == 0
+    assert all(s["cash"][c] == 10 for c in range(4) if s["owner"][c] is not None)
+
+
+# -- loans ----------------------------------------------------------------------------------
+def test_loans_pay_9_8_7_and_a_debit_each_once_per_round():
+    """big_shot.txt, Loans: once each round a 10 million loan; the first pays 9, the second 8, the
+    third 7...; each adds a debit card of 10 million.  RULINGS.md: at the player's turn to bid."""
+    assert [loan_payout(k) for k in (1, 2, 3, 9, 10, 11)] == [9, 8, 7, 1, 0, 0]
+    s = bidding(new(4, 6), roller=3)
+    red = s["owner"].index(0)
+    received = []
+    for _ in range(3):
+        bidding(s, roller=3)
+        events = act(s, 0, {"type": "loan"})  # colour may be omitted with one colour
+        received.append(events[0]["data"]["received"])
+        assert GAME.to_act(s) == [0] and s["phase"] == "bidding"  # still to bid or pass
+        rejects(s, 0, {"type": "loan", "color": COLORS[red]}, "loan_taken")
+        assert not [m for m in GAME.legal_moves(s, 0) if m["type"] == "loan"]
+    assert received == [9, 8, 7]
+    assert s["cash"][red] == 10 + 24 and s["debits"][red] == 3
+    other = s["owner"].index(1)
+    rejects(s, 0, {"type": "loan", "color": COLORS[other]}, "not_your_color")
+
+
+def test_loan_step_before_bidding_in_hidden_money_variant():
+    """big_shot.txt, A challenging variant: loans are requested at the beginning of a round, before
+    the auction; RULINGS.md: a loan step before the first bid."""
+    s = new(3, 7, hidden_money=True)
+    assert s["phase"] == "loans"
+    roller = s["roller"]
+    order = [(roller + i) % 3 for i in (1, 2, 3)]
+    assert GAME.to_act(s) == [order[0]]
+    act(s, order[0], {"type": "loan"})  # one loan: the seat is done
+    assert GAME.to_act(s) == [order[1]]
+    act(s, order[1], {"type": "decline"})
+    act(s, order[2], {"type": "decline"})
+    assert s["phase"] == "bidding" and GAME.to_act(s) == [order[0]]
+    assert {m["type"] for m in GAME.legal_moves(s, order[0])} == {"bid", "pass"}
+    rejects(s, order[0], {"type": "loan"}, "loan_step_over")
+
+
+# -- placing cubes and acquiring lots ---------------------------------------------------------------
+def test_buyer_places_four_cubes_one_at_a_time_on_open_lots():
+    """big_shot.txt, 2) Auction: the buyer distributes the 4 cubes on any lots; Acquiring Lots: at most
+    seven cubes on a lot; RULINGS.md: one at a time on open lots."""
+    s = placing(new(4, 8), 2, [R, R, Y, B])
+    moves = GAME.legal_moves(s, 2)
+    assert len(moves) == 3 * 13 and all(m["type"] == "place" for m in moves)
+    rejects(s, 2, {"type": "place", "color": "white", "lot": "C16"}, "cube_not_in_hand")
+    rejects(s, 1, {"type": "place", "color": "red", "lot": "C16"}, "not_your_turn")
+    rejects(s, 2, {"type": "bid", "amount": 3}, "place_pending")
+    s["closed"][LOT["C21"]] = True
+    s["lot_owner"][LOT["C21"]] = W
+    s["lots"][LOT["C21"]] = [0, 0, 1, 0]
+    rejects(s, 2, {"type": "place", "color": "red", "lot": "C21"}, "lot_closed")
+    act(s, 2, {"type": "place", "color": "red", "lot": "C16"})
+    assert s["hand"] == [R, Y, B] and s["lots"][LOT["C16"]][R] == 1 and GAME.to_act(s) == [2]
+
+
+def _lot_state(counts: list[int], hand: list[int], buyer: int = 0) -> dict:
+    s = new(4, 9)
+    colors_to_seats(s, {R: 0, Y: 1, W: 2, B: 3})
+    s["lots"][LOT["C19"]] = list(counts)
+    return placing(s, buyer, hand)
+
+
+@pytest.mark.parametrize("buyer, cubes, winner", [
+    (0, ["red", "red", "black"], R),       # 3/2/1/1
+    (1, ["yellow", "red", "black"], Y),    # 3/2/1/1
+    (2, ["red", "red", "yellow"], W),      # 3/3/1: white, best of all
+])
+def test_book_example_three_can_take_the_lot(buyer, cubes, winner):
+    """big_shot.txt, Tactical hints, Example: 2 yellow, 1 red, 1 white on a lot, the broker on 2 red,
+    1 yellow, 1 black; red, yellow and white can each take it (white with 2 red and 1 yellow)."""
+    s = _lot_state([1, 2, 1, 0], [R, R, Y, B], buyer)
+    events = []
+    for c in cubes:
+        events += act(s, buyer, {"type": "place", "color": c, "lot": "C19"})
+    sold = [e for e in events if e["type"] == "lot_sold"]
+    assert len(sold) == 1 and sold[0]["data"]["color"] == COLORS[winner] and sold[0]["data"]["seat"] == buyer
+    assert s["closed"][LOT["C19"]] and s["lot_owner"][LOT["C19"]] == winner
+    assert s["lots"][LOT["C19"]] == [1 if c == winner else 0 for c in range(4)]  # SOLD under one cube
+    rejects(s, buyer, {"type": "place", "color": COLORS[s["hand"][0]], "lot": "C19"}, "lot_closed")
+
+
+def test_greedy_finds_the_white_play_of_the_example():
+    """big_shot.txt, Tactical hints, Example: White does best by entering 2 red and 1 yellow (3/3/1)."""
+    s = _lot_state([1, 2, 1, 0], [R, R, Y, B], buyer=2)
+    _, plan = allocate(Board(s, 2), s["hand"])
+    on_lot = sorted(c for c, lot in plan if lot == LOT["C19"])
+    assert on_lot == [R, R, Y]
+
+
+@pytest.mark.parametrize("counts, last, winner", [
+    ([3, 2, 1, 0], R, R),          # undisputed majority 4/2/1
+    ([3, 2, 1, 0], Y, W),          # 3/3/1 -> the single cube
+    ([2, 2, 1, 1], W, B),          # 2/2/2/1 -> the single cube
+    ([6, 0, 0, 0], Y, R),          # 6/1
+])
+def test_seventh_cube_closes_the_lot(counts, last, winner):
+    """big_shot.txt, Acquiring Lots: undisputed majority; equal majorities (3/3/1, 2/2/2/1) cancel and
+    the single cube takes it; the seventh cube makes it final at once, the other six leave."""
+    s = _lot_state(counts, [last, R, R, R])
+    events = act(s, 0, {"type": "place", "color": COLORS[last], "lot": "C19"})
+    assert types(events) == ["placed", "lot_sold"]
+    assert events[1]["data"]["color"] == COLORS[winner]
+    assert s["lot_owner"][LOT["C19"]] == winner and sum(s["lots"][LOT["C19"]]) == 1
+
+
+def _last_round(counts_by_lot: dict[str, list[int]], players: int = 4) -> dict:
+    s = new(players, 10)
+    colors_to_seats(s, {R: 0, Y: 1, W: 2, B: 3} if players == 4 else
+                    {R: 0, Y: 1, W: 2, B: None} if players == 3 else {R: 0, Y: 0, W: 1, B: 1})
+    s["spaces"] = [[] for _ in range(18)]
+    s["round"] = 18
+    s["lots"] = [[0] * 4 for _ in LOT_NAMES]
+    for name, counts in counts_by_lot.items():
+        s["lots"][LOT[name]] = list(counts)
+    placing(s, 0, [R])
+    s["removed"] = 72 - cube_total(s)
+    return s
+
+
+def test_end_of_game_settles_open_lots():
+    """big_shot.txt, End of the game: open lots go to an undisputed majority (2/1, 1/0); equal
+    majorities (2/2/1) to the single cube; a tie (2/2, 1/1/1) gives the lot to nobody, all cubes leave."""
+    s = _last_round({"C16": [2, 1, 0, 0], "C17": [0, 1, 0, 0], "C18": [2, 2, 1, 0],
+                     "C19": [2, 2, 0, 0], "C21": [1, 1, 1, 0], "E10": [2, 2, 1, 1]})
+    events = act(s, 0, {"type": "place", "color": "red", "lot": "PE"})  # the last cube of round 18
+    assert GAME.is_over(s) and GAME.to_act(s) == [] and GAME.legal_moves(s, 0) == []
+    owners = {LOT_NAMES[i]: s["lot_owner"][i] for i in range(13)}
+    assert owners["C16"] == R and owners["C17"] == Y and owners["C18"] == W and owners["PE"] == R
+    assert owners["C19"] is None and owners["C21"] is None and owners["E10"] is None
+    assert all(s["closed"]) and cube_total(s) == 72
+    void = {e["data"]["lot"] for e in events if e["type"] == "lot_void"}
+    assert {"C19", "C21", "E10"} <= void
+    assert types(events)[-1] == "game_over"
+    rejects(s, 0, {"type": "pass"}, "match_over")
+
+
+def test_red_38_against_white_11():
+    """big_shot.txt, Reminder regarding values, Example: Red has an x2 lot and the adjacent 9 and 10,
+    White the adjacent 11: Red's lots are worth 38, White's 11."""
+    s = _last_round({"PW": [1, 0, 0, 0], "W9": [1, 0, 0, 0], "W10": [1, 0, 0, 0], "W11": [0, 0, 1, 0]})
+    act(s, 0, {"type": "place", "color": "red", "lot": "C21"})
+    sheets = GAME.final_result(s).breakdown
+    assert sheets[0]["lot_values"] == 9 * 2 + 10 * 2 + 21 and sheets[2]["lot_values"] == 11
+    # without C21: the book's 38 and 11
+    from service.games.big_shot import lot_worth
+    owners = [None] * 13
+    owners[LOT["PW"]] = owners[LOT["W9"]] = owners[LOT["W10"]] = R
+    owners[LOT["W11"]] = W
+    worth = lot_worth(owners)
+    assert sum(worth[LOT[n]] for n in ("PW", "W9", "W10")) == 38 and worth[LOT["W11"]] == 11
+
+
+def test_balance_winner_needs_two_lots_and_tie_breaks():
+    """big_shot.txt, End of the game: balance = lots + cash - 10 per debit card; the best balance
+    wins provided he acquired at least two lots; ties: most lots, then the most valuable lot."""
+    s = _last_round({"C21": [1, 0, 0, 0], "C16": [0, 1, 0, 0], "W9": [0, 1, 0, 0], "E9": [0, 0, 1, 0],
+                     "E10": [0, 0, 1, 0]})
+    s["cash"] = [40, 10, 10, 10]
+    s["debits"] = [0, 0, 0, 2]
+    act(s, 0, {"type": "place", "color": "red", "lot": "C17"})
+    res = GAME.final_result(s)
+    # red: 21 + 17 + 40 = 78; yellow 25 + 10 = 35; white 19 + 10 = 29; black 10 - 20 = -10
+    assert res.scores == [78, 35, 29, -10]
+    assert res.winners == [0]
+    # red alone with one lot would not qualify: the best qualified balance wins instead
+    s2 = _last_round({"C21": [1, 0, 0, 0], "C16": [0, 1, 0, 0], "W9": [0, 1, 0, 0]})
+    s2["cash"] = [90, 10, 10, 10]
+    act(s2, 0, {"type": "place", "color": "red", "lot": "C21"})
+    res2 = GAME.final_result(s2)
+    assert res2.scores[0] > res2.scores[1] and res2.winners == [1]
+    assert res2.ranking[0] == [1] and 0 in res2.ranking[1]
+    # tie on balance: most lots wins
+    s3 = _last_round({"C21": [1, 0, 0, 0], "C16": [1, 0, 0, 0], "W9": [0, 1, 0, 0], "E9": [0, 1, 0, 0],
+                      "W10": [0, 1, 0, 0]})
+    s3["cash"] = [9, 18, 10, 10]  # red 37 + 9 = 46 with 2 lots; yellow 28 + 18 = 46 with 3
+    act(s3, 0, {"type": "place", "color": "red", "lot": "C21"})
+    res3 = GAME.final_result(s3)
+    assert res3.scores[0] == res3.scores[1] == 46 and res3.winners == [1]
+    # tie on balance and lots: the most valuable lot
+    s4 = _last_round({"C21": [1, 0, 0, 0], "W9": [1, 0, 0, 0], "C19": [0, 1, 0, 0], "E11": [0, 1, 0, 0]})
+    s4["cash"] = [10, 10, 10, 10]
+    act(s4, 0, {"type": "place", "color": "red", "lot": "C21"})
+    res4 = GAME.final_result(s4)
+    assert res4.scores[0] == res4.scores[1] == 40 and res4.winners == [0]
+
+
+def test_nobody_qualifies_no_winner():
+    """RULINGS.md, Big Shot: nobody with at least 2 lots: no winner."""
+    s = _last_round({"C21": [1, 0, 0, 0], "C16": [0, 1, 0, 0]})
+    act(s, 0, {"type": "place", "color": "red", "lot": "C21"})
+    assert GAME.final_result(s).winners == []
+
+
+# -- three players ----------------------------------------------------------------------------
+def test_three_players_ghost():
+    """big_shot.txt, The game for three players: the fourth colour is a Ghost with no money, out of the
+    bidding; anyone may place its cubes and make it acquire lots, which count for nobody."""
+    s = _last_round({"C21": [0, 0, 0, 3], "C16": [1, 0, 0, 0], "C17": [1, 0, 0, 0]}, players=3)
+    s["hand"] = [B]
+    assert {m["color"] for m in GAME.legal_moves(s, 0)} == {"black"}
+    act(s, 0, {"type": "place", "color": "black", "lot": "C18"})
+    res = GAME.final_result(s)
+    assert s["lot_owner"][LOT["C21"]] == B and s["lot_owner"][LOT["C18"]] == B
+    assert len(res.scores) == 3 and res.scores == [33 + 10, 10, 10] and res.winners == [0]
+    assert all("black" not in sh["colors"] for sh in res.breakdown)
+    view = GAME.view(new(3, 11), 0)
+    assert view["ghost"] is not None and len(view["accounts"]) == 3
+
+
+# -- two players ---------------------------------------------------------------------------
+def test_two_players_loans_per_colour_before_bidding():
+    """big_shot.txt, The game for two players: two colours each, 10 million per colour; loans before
+    the bidding, one per colour each round."""
+    s = new(2, 12)
+    seat = GAME.to_act(s)[0]
+    mine = [c for c in range(4) if s["owner"][c] == seat]
+    assert s["phase"] == "loans"
+    assert sorted(m.get("color") for m in GAME.legal_moves(s, seat) if m["type"] == "loan") == sorted(
+        COLORS[c] for c in mine)
+    rejects(s, seat, {"type": "loan"}, "color_required")
+    act(s, seat, {"type": "loan", "color": COLORS[mine[0]]})
+    assert GAME.to_act(s) == [seat]
+    rejects(s, seat, {"type": "loan", "color": COLORS[mine[0]]}, "loan_taken")
+    act(s, seat, {"type": "loan", "color": COLORS[mine[1]]})  # both borrowed: the seat is done
+    assert s["cash"][mine[0]] == s["cash"][mine[1]] == 19  # each colour's first loan pays 9
+    other = 1 - seat
+    assert GAME.to_act(s) == [other]
+    act(s, other, {"type": "decline"})
+    assert s["phase"] == "bidding" and GAME.to_act(s) == [seat]
+
+
+def test_two_players_buyer_chooses_paying_colour():
+    """big_shot.txt, The game for two players: after the auction the highest bidder decides which of
+    his two colours pays; RULINGS.md: a bid may not exceed cash (one pile pays)."""
+    s = bidding(new(2, 13), roller=1)
+    colors_to_seats(s, {R: 0, Y: 0, W: 1, B: 1})
+    s["cash"] = [12, 5, 10, 10]
+    assert [m for m in GAME.legal_moves(s, 0) if m["type"] == "bid"][0]["amount"]["max"] == 12
+    rejects(s, 0, {"type": "bid", "amount": 13}, "bid_above_cash")
+    act(s, 0, {"type": "bid", "amount": 4})
+    events = act(s, 1, {"type": "pass"})
+    assert s["phase"] == "pay" and GAME.to_act(s) == [0] and types(events) == ["passed", "auction_won"]
+    assert GAME.legal_moves(s, 0) == [{"type": "pay", "color": "red"}, {"type": "pay", "color": "yellow"}]
+    rejects(s, 0, {"type": "pay", "color": "white"}, "not_your_color")
+    act(s, 0, {"type": "pay", "color": "yellow"})
+    assert s["cash"] == [12, 1, 10, 10] and s["phase"] == "place"
+    # only one pile can pay: it pays at once (open money)
+    s = bidding(new(2, 13), roller=1)
+    colors_to_seats(s, {R: 0, Y: 0, W: 1, B: 1})
+    s["cash"] = [12, 5, 10, 10]
+    act(s, 0, {"type": "bid", "amount": 7})
+    events = act(s, 1, {"type": "pass"})
+    assert types(events) == ["passed", "auction_won", "paid"] and s["cash"][R] == 5
+
+
+def test_two_players_doubling_and_qualifying_per_colour():
+    """big_shot.txt, The game for two players: x2 doubles only lots of the same colour; each player
+    must acquire at least two lots with each colour; both colours' balances are summed."""
+    s = _last_round({"PW": [1, 0, 0, 0], "W9": [0, 1, 0, 0], "W10": [1, 0, 0, 0], "C16": [0, 1, 0, 0],
+                     "C21": [0, 0, 1, 0], "C19": [0, 0, 1, 0], "C18": [0, 0, 0, 1], "C17": [0, 0, 0, 1]},
+                    players=2)
+    act(s, 0, {"type": "place", "color": "red", "lot": "PW"})
+    res = GAME.final_result(s)
+    a, b = res.breakdown
+    assert a["lot_values"] == 20 + 9 + 16  # W10 doubled by red's park, W9 (yellow) not
+    assert a["balance"] == 45 + 20 and b["balance"] == 40 + 35 + 20
+    assert a["qualified"] and b["qualified"] and res.winners == [1]
+    s = _last_round({"PW": [1, 0, 0, 0], "W10": [1, 0, 0, 0], "C16": [0, 1, 0, 0], "C21": [0, 0, 1, 0],
+                     "C19": [0, 0, 1, 0], "C18": [0, 0, 0, 1]}, players=2)
+    act(s, 0, {"type": "place", "color": "red", "lot": "PW"})
+    res = GAME.final_result(s)
+    assert res.breakdown[0]["lots_per_color"] == {"red": 2, "yellow": 1}
+    assert not res.breakdown[0]["qualified"] and not res.breakdown[1]["qualified"] and res.winners == []
+
+
+# -- hidden money -------------------------------------------------------------------------
+def _advance(state: dict, rng: random.Random, steps: int) -> dict:
+    for _ in range(steps):
+        if GAME.is_over(state):
+            break
+        seat = GAME.to_act(state)[0]
+        act(state, seat, concretize(rng.choice(GAME.legal_moves(state, seat)), rng), rng)
+    return state
+
+
+def _seen(events: list[dict], seat: int | None) -> list[dict]:
+    return [e for e in events if e["to"] == "all" or (seat is not None and seat in e["to"])]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_hidden_money_changes_nothing_others_see(players):
+    """big_shot.txt, A challenging variant: money is kept hidden.  Changing only another seat's cash
+    leaves every other seat's view, legal moves and events (and the spectator's) identical."""
+    rng = random.Random(players)
+    for trial in range(25):
+        s = _advance(new(players, 100 + trial, hidden_money=True), rng, rng.randrange(0, 160))
+        if GAME.is_over(s):
+            continue
+        for target in range(players):
+            t = copy.deepcopy(s)
+            for c in range(4):
+                if t["owner"][c] == target:
+                    t["cash"][c] += rng.randint(1, 30)
+            actor = GAME.to_act(s)[0]
+            # a move legal in both states (the actor's own range may differ if it is the target)
+            both = [m for m in GAME.legal_moves(s, actor) if m["type"] != "bid"] or GAME.legal_moves(s, actor)
+            move = concretize(rng.choice(both), random.Random(trial))
+            if move["type"] == "bid":
+                move["amount"] = GAME.legal_moves(s, actor)[0]["amount"]["min"]
+            for other in [p for p in range(players) if p != target] + [None]:
+                assert json.dumps(GAME.view(s, other)) == json.dumps(GAME.view(t, other))
+                if other is not None:
+                    assert GAME.legal_moves(s, other) == GAME.legal_moves(t, other)
+            e1 = act(copy.deepcopy(s), actor, move, random.Random(5))
+            e2 = act(copy.deepcopy(t), actor, move, random.Random(5))
+            for other in [p for p in range(players) if p != target] + [None]:
+                assert _seen(e1, other) == _seen(e2, other)
+        view = GAME.view(s, None)
+        assert all(acc["cash"] is None for acc in view["accounts"])
+        seat = GAME.to_act(s)[0]
+        mine = GAME.view(s, seat)
+        assert all((acc["cash"] is not None) == (acc["seat"] == seat) for acc in mine["accounts"])
+
+
+def test_hidden_money_two_players_always_choose_payer():
+    """big_shot.txt, A challenging variant + The game for two players: an automatic payment would show
+    the opponent that the other pile is short, so the buyer always chooses the paying colour."""
+    s = bidding(new(2, 14, hidden_money=True), roller=1)
+    colors_to_seats(s, {R: 0, Y: 0, W: 1, B: 1})
+    s["cash"] = [12, 5, 10, 10]
+    act(s, 0, {"type": "bid", "amount": 7})
+    act(s, 1, {"type": "pass"})
+    assert s["phase"] == "pay" and GAME.legal_moves(s, 0) == [{"type": "pay", "color": "red"}]
+
+
+def test_open_money_is_visible_and_sample_state_is_exact():
+    """big_shot.txt, Preparations: players display their money; with open money the view holds the
+    whole state, so sample_state rebuilds it exactly; with hidden money only others' cash is guessed."""
+    rng = random.Random(15)
+    for players in (2, 3, 4):
+        for opts in GAME.variants:
+            s = _advance(new(players, 15, **opts), rng, rng.randrange(1, 200))
+            for seat in range(players):
+                sampled = GAME.sample_state(GAME.view(s, seat), seat, random.Random(1))
+                if not opts or GAME.is_over(s):
+                    assert json.dumps(sampled, sort_keys=True) == json.dumps(s, sort_keys=True)
+                else:
+                    t = json.loads(json.dumps(s))
+                    for c in range(4):
+                        if t["owner"][c] not in (seat, None):
+                            t["cash"][c] = sampled["cash"][c]
+                    assert json.dumps(sampled, sort_keys=True) == json.dumps(t, sort_keys=True)
+                if not GAME.is_over(s) and seat in GAME.to_act(s):
+                    assert GAME.legal_moves(sampled, seat) == GAME.legal_moves(s, seat)
+
+
+# -- random play with invariants ------------------------------------------------------------------
+def independent_scores(state: dict) -> tuple[list[int], list[int]]:
+    """Balances and winners recomputed from the book, not from the module's helpers."""
+    n = state["players"]
+    owner_of_lot = {LOT_NAMES[i]: state["lot_owner"][i] for i in range(13)}
+    balances, keys = [], []
+    for seat in range(n):
+        colors = [c for c in range(4) if state["owner"][c] == seat]
+        total, count, best, per_color = 0, 0, 0, []
+        for c in colors:
+            mine = [name for name, o in owner_of_lot.items() if o == c]
+            per_color.append(len(mine))
+            for name in mine:
+                v = TEST_VALUES[name] * (2 if TEST_PARK.get(name) in mine else 1)
+                total += v
+                best = max(best, v)
+            count += len(mine)
+            total += state["cash"][c] - 10 * state["debits"][c]
+        balances.append(total)
+        keys.append((min(per_color) >= 2, total, count, best))
+    top = max(keys)
+    winners = [s for s in range(n) if keys[s] == top] if top[0] else []
+    return balances, winners
+
+
+def check_invariants(state: dict, log: dict) -> None:
+    assert cube_total(state) == 72  # 72 cubes: spaces, lots, hand, removed
+    on_board = [sum(lot[c] for lot in state["lots"]) + sum(sp.count(c) for sp in state["spaces"])
+                + state["hand"].count(c) for c in range(4)]
+    assert all(n <= 18 for n in on_board)
+    for i in range(13):
+        assert sum(state["lots"][i]) <= (1 if state["closed"][i] else 6)
+        if state["closed"][i] and state["lot_owner"][i] is not None:
+            assert state["lots"][i][state["lot_owner"][i]] == 1
+    accounts = [c for c in range(4) if state["owner"][c] is not None]
+    # money plus debits consistent with the bank
+    assert sum(state["cash"][c] for c in accounts) == 10 * len(accounts) + log["lent"] - log["paid"]
+    assert state["paid"] == log["paid"]
+    assert all(state["cash"][c] >= 0 for c in range(4))
+    assert [state["debits"][c] for c in range(4)] == log["debits"]
+    assert all(state["cash"][c] == state["debits"][c] == 0 for c in range(4) if c not in accounts)  # the Ghost
+    if GAME.is_over(state):
+        assert GAME.to_act(state) == [] and all(state["closed"]) and not any(state["spaces"])
+    else:
+        (seat,) = GAME.to_act(state)
+        assert GAME.legal_moves(state, seat)
+        assert all(GAME.legal_moves(state, p) == [] for p in range(state["players"]) if p != seat)
+
+
+def play_random(players: int, options: dict, seed: int, check_all_moves: bool = False) -> dict:
+    rng = random.Random(seed)
+    state = GAME.setup(players, GAME.load_options(players, options), rng)
+    log = {"lent": 0, "paid": 0, "debits": [0] * 4}
+    check_invariants(state, log)
+    while not GAME.is_over(state):
+        state = json.loads(json.dumps(state))  # the referee stores state as JSON
+        seat = GAME.to_act(state)[0]
+        moves = GAME.legal_moves(state, seat)
+        if check_all_moves:
+            for m in moves:  # every legal move is accepted (a range: its ends)
+                for concrete in ([concretize(m, rng)] + ([{**m, "amount": m["amount"]["min"]},
+                                                          {**m, "amount": m["amount"]["max"]}]
+                                                         if m["type"] == "bid" else [])):
+                    GAME.apply(copy.deepcopy(state), seat, GAME.parse_move(concrete), random.Random(0))
+            bad = [{"type": "place", "color": "red", "lot": "C16"}, {"type": "bid", "amount": 10_000},
+                   {"type": "pass"}, {"type": "decline"}, {"type": "pay", "color": "white"}]
+            for move in bad:
+                if not any(matches(move, m) for m in moves):
+                    rejects(state, seat, move)
+            for other in range(players):
+                if other != seat:
+                    rejects(state, other, concretize(moves[0], rng), "not_your_turn")
+        move = concretize(rng.choice(moves), rng)
+        assert any(matches(move, m) for m in moves)
+        for e in GAME.apply(state, seat, GAME.parse_move(move), rng):
+            assert e["to"] == "all"
+            if e["type"] == "loan":
+                log["lent"] += e["data"]["received"]
+                log["debits"][COLORS.index(e["data"]["color"])] += 1
+            elif e["type"] == "paid":
+                log["paid"] += e["data"]["amount"]
+        check_invariants(state, log)
+    assert state["round"] == 18
+    result = GAME.final_result(state)
+    balances, winners = independent_scores(state)
+    assert result.scores == balances and sorted(result.winners) == winners
+    assert sorted(s for place in result.ranking for s in place) == list(range(players))
+    return state
+
+
+@pytest.mark.parametrize("options", GAME.variants, ids=["standard", "hidden_money"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_play_to_the_end(players, options):
+    """RULINGS.md, Big Shot, and big_shot.txt, End of the game: 18 rounds, every lot settled; cubes
+    and money conserved after every move; balances and the winner recomputed independently."""
+    for seed in range(12):
+        play_random(players, options, seed)
+
+
+@pytest.mark.parametrize("options", GAME.variants, ids=["standard", "hidden_money"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_legal_move_is_accepted_and_illegal_ones_change_nothing(players, options):
+    """design.md, The game contract: legal_moves lists every legal move concretely; apply never half-applies."""
+    play_random(players, options, 1000 + players, check_all_moves=True)
+
+
+def test_views_are_json_and_show_the_table():
+    """design.md, The game contract: a view holds what a UI needs (whose turn, the pending decision, scores)."""
+    s = new(4, 16)
+    v = GAME.view(s, 1)
+    json.dumps(v)
+    assert v["you"] == 1 and v["turn"] == GAME.to_act(s)[0] and v["phase"] == "bidding"
+    assert len(v["lots"]) == 13 and len(v["spaces"]) == 18 and v["balances"] == [10, 10, 10, 10]
+    assert v["spaces"][v["broker"]]  # the cubes up for auction
+
+
+# -- bots ---------------------------------------------------------------------------------
+def test_greedy_moves_are_legal_and_beat_random():
+    """workers/bots: the greedy bot sees only its view and legal moves; it clearly beats random."""
+    wins = games = 0
+    for players, count in ((2, 6), (3, 6)):
+        for m in range(count):
+            rng = random.Random(m)
+            options = GAME.variants[m % 2]
+            state = GAME.setup(players, GAME.load_options(players, options), rng)
+            me = m % players
+            while not GAME.is_over(state):
+                seat = GAME.to_act(state)[0]
+                view, moves = GAME.view(state, seat), GAME.legal_moves(state, seat)
+                move = (greedy if seat == me else random_bot)(view, moves, seat, rng)
+                assert any(matches(move, t) for t in moves)
+                GAME.apply(state, seat, GAME.parse_move(move), rng)
+            wins += me in GAME.final_result(state).winners
+            games += 1
+    assert wins >= 0.75 * games
