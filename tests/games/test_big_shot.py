@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from service.games.base import IllegalMove, concretize, matches
+from service.games.base import IllegalMove, InvalidOptions, concretize, matches
 from service.games.big_shot import COLORS, GAME, LOT_NAMES, loan_payout
 from workers.bots import random_bot
 from workers.bots.big_shot import Board, allocate, greedy
@@ -112,8 +112,11 @@ def test_colours_dealt_at_random():
 
 def test_options_and_player_counts():
     """RULINGS.md, Big Shot: 2 to 4 players; the hidden-money variant is an option."""
-    with pytest.raises(Exception):
-        GAME.load_options(5, {})
+    for players in (1, 5):
+        with pytest.raises(InvalidOptions):
+            GAME.load_options(players, {})
+    with pytest.raises(InvalidOptions):
+        GAME.load_options(3, {"hidden_money": "maybe"})
     assert GAME.load_options(2, {})["hidden_money"] is False
     assert {"hidden_money": True} in GAME.variants
 
