@@ -12,7 +12,7 @@ from typing import Callable
 
 from service.games.base import concretize
 
-from . import super_blatt
+from . import big_shot, super_blatt
 
 Bot = Callable[[dict, list[dict], int, random.Random], dict]
 
@@ -24,6 +24,7 @@ def random_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> 
 
 BOTS: dict[str, dict[str, Bot]] = {
     "super_blatt": {"random": random_bot, "greedy": super_blatt.greedy},
+    "big_shot": {"random": random_bot, "greedy": big_shot.greedy},
 }
 
 
