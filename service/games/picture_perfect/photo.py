@@ -9,7 +9,7 @@ indices and square indices (see data.py) so the greedy bot can call them thousan
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .data import (
     ADJACENT,
@@ -72,7 +72,7 @@ class Layout:
         self.decor = frozenset(decor)
 
     @classmethod
-    def from_placement(cls, placement: Mapping) -> "Layout":
+    def from_placement(cls, placement: Mapping) -> Layout:
         """From the state's ``{"guests": {name: [row, col]}, "decor": [columns]}``."""
         pos = [-1] * len(GUESTS)
         for name, (r, c) in placement.get("guests", {}).items():
