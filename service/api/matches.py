@@ -7,7 +7,7 @@ import json
 from flask import Response, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api import BEARER, OPTIONAL_BEARER, bearer, problems, referee
 from service.games import GAMES
@@ -26,12 +26,20 @@ class SeatSpecSchema(Schema):
     bot = fields.String(metadata={"description": "A bot kind from GET /games/{game}; an RQ worker plays it."})
 
 
+class Seed(fields.Raw):
+    """An integer or a string."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, (int, str)) or len(str(value)) > 100:
+            raise ValidationError("A seed is an integer or a string of at most 100 characters.")
+        return value
+
+
 class CreateMatchSchema(Schema):
     game = fields.String(required=True, metadata={"example": "super_blatt"})
     players = fields.Integer(required=True, validate=validate.Range(min=1, max=16), metadata={"example": 2})
     options = fields.Dict(load_default=dict, metadata={"description": "The game's <Game>Options; defaults apply."})
-    seed = fields.Raw(load_default=None, validate=lambda v: v is None or isinstance(v, (int, str)),
-                      metadata={"description": "Integer or string; secret and random when omitted.",
+    seed = Seed(load_default=None, metadata={"description": "Integer or string; secret and random when omitted.",
                                 "oneOf": [{"type": "integer"}, {"type": "string"}]})
     seats = fields.List(fields.Nested(SeatSpecSchema), load_default=None,
                         metadata={"description": "One entry per seat; {} leaves a seat open. Default: all open."})
