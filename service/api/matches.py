@@ -39,7 +39,7 @@ class CreateMatchSchema(Schema):
     game = fields.String(required=True, metadata={"example": "super_blatt"})
     players = fields.Integer(required=True, validate=validate.Range(min=1, max=16), metadata={"example": 2})
     options = fields.Dict(load_default=dict, metadata={"description": "The game's <Game>Options; defaults apply."})
-    seed = Seed(load_default=None, metadata={"description": "Integer or string; secret and random when omitted.",
+    seed = Seed(metadata={"description": "Integer or string; secret and random when omitted.",
                                 "oneOf": [{"type": "integer"}, {"type": "string"}]})
     seats = fields.List(fields.Nested(SeatSpecSchema), load_default=None,
                         metadata={"description": "One entry per seat; {} leaves a seat open. Default: all open."})
@@ -172,7 +172,7 @@ class Matches(MethodView):
         game = body["game"]
         if game not in GAMES:
             raise Problem("unknown_game", f"There is no game {game!r}; see GET /games.")
-        return referee().create_match(game, body["players"], body["options"], body["seed"], body["seats"])
+        return referee().create_match(game, body["players"], body["options"], body.get("seed"), body["seats"])
 
 
 @blp.route("/<string:match_id>")
