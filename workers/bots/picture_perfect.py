@@ -1,0 +1,281 @@
+"""Picture Perfect greedy bot: collect what it has not seen, then pose the guests it knows.
+
+It remembers what its seat has seen (the view's ``known``: every look it was allowed), goes for
+envelopes it has not looked into yet (information is the game), gives away and sells
+envelopes it already knows, bids up to a small fixed value for an unknown envelope, keeps its
+VIP card for the final placement (where nobody else can see it any more) and puts it on the
+held guest it scores best; the final placement is a local search over the known guests'
+squares, then unknown guests are added only where their expected score over the unseen cards
+is positive.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from service.games.base import concretize
+from service.games.picture_perfect.data import (
+    DECK_SIZE,
+    GUEST_INDEX,
+    GUEST_SQUARES,
+    GUESTS,
+    POINTS,
+    TABLE_COLUMNS,
+    row_col,
+    square,
+)
+from service.games.picture_perfect.photo import Layout
+
+UNKNOWN_BID = 3  # decorations an unseen envelope is worth to us (2 decorations = 1 point)
+PEEK_PRICE = 2
+PLAN_BUDGET = 0.025  # seconds of local search per placement decision
+EASY = {"area", "nobody_in_front", "face_hidden", "not_next_to"}
+
+
+def _known(view: dict) -> dict[str, dict]:
+    return view.get("known", {})
+
+
+def _keep_value(view: dict, guest: str) -> float:
+    """How much we want to hold an envelope: unseen ones most, then ones with VIPs, then easy ones."""
+    info = _known(view).get(guest)
+    if info is None:
+        return 10.0
+    easy = sum(1 for c in info["cards"] if c["kind"] in EASY or c.get("guest") == guest)
+    return 2.0 * info["vips"] + easy
+
+
+def _want(view: dict, guest: str) -> float:
+    """How much we want to get (or look into) an envelope: only unseen ones teach us anything."""
+    return 1.0 if guest not in _known(view) else 0.0
+
+
+def _best(moves: list[dict], key, rng: random.Random) -> dict:
+    return max(moves, key=lambda m: (key(m), rng.random()))
+
+
+def _of(moves: list[dict], kind: str) -> list[dict]:
+    return [m for m in moves if m["type"] == kind]
+
+
+def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    kind = view["pending"]["kind"]
+    if kind == "placement":
+        return _placement(view, moves, seat, rng)
+    if kind == "look":
+        return {"type": "ready"}  # the VIP card waits for the final placement
+    if kind == "auction":
+        return concretize(_auction(view, moves, seat, rng), rng)
+    types = {m["type"] for m in moves}
+    if "keep" in types:
+        return _best(moves, lambda m: _keep_value(view, m["guest"]), rng)
+    if types <= {"gift", "deposit", "return"}:
+        return _best(moves, lambda m: -_keep_value(view, m["guest"]), rng)
+    if types <= {"steal", "take"}:
+        return _best(moves, lambda m: _want(view, m["guest"]), rng)
+    if "peek" in types:
+        peeks = [m for m in _of(moves, "peek") if _want(view, m["guest"])]
+        held = {g for gs in view["held"] for g in gs}
+        return _best(peeks, lambda m: m["guest"] in held, rng) if peeks else {"type": "pass"}
+    return concretize(rng.choice(moves), rng)
+
+
+# -- auctions ---------------------------------------------------------------------------------
+def _auction(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    p = view["pending"]
+    card, step = p["card"], p["step"]
+    mine = view["decorations"][seat]
+    if step == "deposit":
+        return _best(moves, lambda m: -_keep_value(view, m["guest"]), rng)
+    if step == "offer":
+        if card == "shared":  # we may buy it ourselves: pick one we have not seen
+            pick = _best(moves, lambda m: _want(view, m["guest"]), rng)
+        else:
+            pick = _best(moves, lambda m: -_keep_value(view, m["guest"]), rng)
+        if "price" in pick:
+            price = pick["price"]
+            return {**pick, "price": max(price["min"], min(price["max"], PEEK_PRICE))}
+        return pick
+    if step == "settle":
+        buy = _of(moves, "buy")
+        if buy and _want(view, p["guest"]) and p["high"] <= UNKNOWN_BID + 1:
+            return buy[0]
+        return {"type": "sell"}
+    value = UNKNOWN_BID * _want(view, p["guest"])
+    if card == "fixed_price":
+        return {"type": "pay"} if value and p["price"] <= PEEK_PRICE else {"type": "pass"}
+    bid = _of(moves, "bid")[0]["amount"]
+    if card in ("secret", "unfair_secret"):
+        target = min(max(bid["min"], value), bid["max"], mine)
+        if target > value and bid["min"] > 0:  # a tie round we cannot win cheaply: stay at the floor
+            target = bid["min"]
+        return {"type": "bid", "amount": target}
+    if bid["min"] <= value:
+        return {"type": "bid", "amount": bid["min"]}
+    return {"type": "pass"}
+
+
+# -- the final placement ---------------------------------------------------------------------------
+class Planner:
+    """Local search over squares for the guests whose envelopes we have seen."""
+
+    def __init__(self, view: dict, seat: int, rng: random.Random) -> None:
+        self.rng = rng
+        known = _known(view)
+        self.cards = {GUEST_INDEX[g]: [c["id"] for c in info["cards"]] for g, info in known.items()}
+        self.vips = {GUEST_INDEX[g]: info["vips"] for g, info in known.items()}
+        if view.get("vip") is not None:
+            self.vips[GUEST_INDEX[view["vip"]]] = max(self.vips.get(GUEST_INDEX[view["vip"]], 0), 1)
+        seen = {c for cs in self.cards.values() for c in cs}
+        self.pool = [c for c in range(DECK_SIZE) if c not in seen]
+        placement = view["placement"]
+        self.pos = [-1] * len(GUESTS)
+        for g, (r, c) in placement["guests"].items():
+            self.pos[GUEST_INDEX[g]] = square(r, c)
+        self.fixed = {g for g, s in enumerate(self.pos) if s >= 0}
+        self.placed_before = frozenset(self.fixed)
+        self.decor = set(placement["decor"])
+        self.spare_decor = view["decorations"][seat] - len(self.decor)
+
+    def value(self, lay: Layout) -> float:
+        """Exact points of the known guests (unknown ones are weighed only when added)."""
+        total = 0.0
+        for g, cards in self.cards.items():
+            if lay.pos[g] >= 0:
+                total += lay.guest_points(g, cards, self.vips.get(g, 0))
+        return total
+
+    def unknown_ev(self, lay: Layout, g: int) -> float:
+        """Expected points of a guest with 3 unseen cards, as if each were drawn from the unseen pool."""
+        if not self.pool:
+            return 0.0
+        p = sum(1 for c in self.pool if lay.card_ok(c, g)) / len(self.pool)
+        q = 1 - p
+        probs = (q * q * q, 3 * p * q * q, 3 * p * p * q, p * p * p)
+        return sum(pt * pr for pt, pr in zip(POINTS, probs, strict=True))
+
+    def plan(self, deadline: float) -> Layout:
+        lay = Layout(self.pos, self.decor)
+        movable = [g for g in self.cards if g not in self.fixed]
+        self.rng.shuffle(movable)
+        for g in movable:  # greedy construction
+            self._best_spot(lay, g)
+        improved = True
+        while improved and time.perf_counter() < deadline:
+            improved = False
+            for g in movable:
+                if self._best_spot(lay, g, swap_with=movable):
+                    improved = True
+                if time.perf_counter() >= deadline:
+                    break
+        self._add_unknown(lay)
+        self._decorate(lay)
+        return lay
+
+    def _move(self, lay: Layout, g: int, s: int) -> None:
+        old = lay.pos[g]
+        if old >= 0:
+            lay.at[old] = -1
+        lay.pos[g] = s
+        if s >= 0:
+            lay.at[s] = g
+
+    def _best_spot(self, lay: Layout, g: int, swap_with: list[int] = ()) -> bool:
+        """Move g to its best free square (or off the photo, or swap); True if the value rose."""
+        start = lay.pos[g]
+        base = self.value(lay)
+        best, best_v = ("move", start), base
+        for s in [-1] + [s for s in GUEST_SQUARES if lay.at[s] < 0]:
+            if s == start:
+                continue
+            self._move(lay, g, s)
+            v = self.value(lay)
+            if v > best_v + 1e-9:
+                best, best_v = ("move", s), v
+        self._move(lay, g, start)
+        if start >= 0:
+            for h in swap_with:
+                hs = lay.pos[h]
+                if h == g or hs < 0:
+                    continue
+                self._move(lay, h, -1)
+                self._move(lay, g, hs)
+                self._move(lay, h, start)
+                v = self.value(lay)
+                if v > best_v + 1e-9:
+                    best, best_v = ("swap", h), v
+                self._move(lay, h, -1)
+                self._move(lay, g, start)
+                self._move(lay, h, hs)
+        if best[0] == "move":
+            self._move(lay, g, best[1])
+        else:
+            h = best[1]
+            hs = lay.pos[h]
+            self._move(lay, h, -1)
+            self._move(lay, g, hs)
+            self._move(lay, h, start)
+        return best_v > base + 1e-9
+
+    def _add_unknown(self, lay: Layout) -> None:
+        """Unknown guests only where the expected score (theirs and the known guests') rises."""
+        while True:
+            base = self.value(lay)
+            best = None
+            best_gain = 0.25
+            for g in range(len(GUESTS)):
+                if lay.pos[g] >= 0 or g in self.cards:
+                    continue
+                for s in GUEST_SQUARES:
+                    if lay.at[s] >= 0:
+                        continue
+                    self._move(lay, g, s)
+                    gain = self.value(lay) + self.unknown_ev(lay, g) - base
+                    self._move(lay, g, -1)
+                    if gain > best_gain:
+                        best, best_gain = (g, s), gain
+            if best is None:
+                return
+            self._move(lay, *best)
+
+    def _decorate(self, lay: Layout) -> None:
+        for c in TABLE_COLUMNS:
+            if c in lay.decor or self.spare_decor <= 0:
+                continue
+            base = self.value(lay)
+            trial = Layout(lay.pos, lay.decor | {c})
+            if self.value(trial) > base + 1e-9:
+                lay.decor = trial.decor
+                self.spare_decor -= 1
+
+
+def plan_photo(view: dict, seat: int, rng: random.Random, budget: float = PLAN_BUDGET) -> Layout:
+    """The placement the greedy bot aims for, given what is already placed."""
+    return Planner(view, seat, rng).plan(time.perf_counter() + budget)
+
+
+def _placement(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    planner = Planner(view, seat, rng)
+    lay = planner.plan(time.perf_counter() + PLAN_BUDGET)
+    vip = _of(moves, "vip")
+    if vip:  # the VIP card goes on the held guest our photo scores best
+        scores = {}
+        for m in vip:
+            g = GUEST_INDEX[m["guest"]]
+            scores[m["guest"]] = lay.guest_points(g, planner.cards[g], 0) if g in planner.cards else 0
+        guest = max(scores, key=lambda g: (scores[g], rng.random()))
+        if scores[guest] > 0:
+            return {"type": "vip", "guest": guest}
+    legal_places = {(m["guest"], m["row"], m["col"]) for m in _of(moves, "place")}
+    for g, s in enumerate(lay.pos):
+        if s >= 0 and g not in planner.placed_before:
+            r, c = row_col(s)
+            if (GUESTS[g], r, c) in legal_places:
+                return {"type": "place", "guest": GUESTS[g], "row": r, "col": c}
+    for m in _of(moves, "decorate"):
+        if m["column"] in lay.decor:
+            return m
+    return {"type": "done"}
+
+
