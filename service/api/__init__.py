@@ -31,7 +31,7 @@ class ProblemSchema(Schema):
 
 
 def problem_response(problem: Problem):
-    body = json.dumps(problem.as_dict())
+    body = json.dumps(problem.as_dict()) + "\n"
     return current_app.response_class(body, status=problem.status, mimetype=PROBLEM_JSON)
 
 

@@ -1,0 +1,33 @@
+"""The README's curl walkthrough, run as it stands against a real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def walkthrough() -> str:
+    text = README.read_text()
+    block = re.search(r"<!-- walkthrough -->\s*```sh\n(.*?)```\s*<!-- /walkthrough -->", text, re.S)
+    assert block, "README lost its walkthrough"
+    return block.group(1)
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_readme_curl_walkthrough(server, tmp_path):
+    out = subprocess.run(["bash", "-euo", "pipefail", "-c", walkthrough()], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=180, env=dict(os.environ, URL=server.url))
+    assert out.returncode == 0, out.stderr
+    last = json.loads(out.stdout.strip().splitlines()[-1])
+    assert last["status"] == "finished" and last["winners"]
+    assert '"code":"not_your_turn"' in out.stdout.replace(" ", "") or '"code":"illegal_move"' in out.stdout
+    events = json.loads((tmp_path / "events.json").read_text())
+    assert any(e["type"] == "moved" for e in events["events"])
