@@ -297,7 +297,7 @@ class Paparazzo(Game):
         pool = [c for c in range(DECK_SIZE) if (c >> 3) != removed and c not in out]
         rng.shuffle(pool)
         take = min(len(pool), n * hand_size(n))
-        hands = [sorted(pool[s:take:n]) for s in range(n)] if False else [event("rumors", {"seat": s, "cards": cards_info(state["shown"][s])}) for s in range(n)]
+        hands = [sorted(pool[s:take:n]) for s in range(n)]
         market: list[int | None] = list(pool[take:take + MARKET_SLOTS])
         market += [None] * (MARKET_SLOTS - len(market))
         state.update({
@@ -337,7 +337,7 @@ class Paparazzo(Game):
     def _rumor_events(self, state: State) -> list[dict]:
         n = state["players"]
         return [event("rumors", {"seat": s, "cards": cards_info(state["shown"][s])}, [(s + 1) % n])
-                for s in range(n)] if False else [event("rumors", {"seat": s, "cards": cards_info(state["shown"][s])}) for s in range(n)]
+                for s in range(n)]
 
     def _reveal_rumors(self, state: State) -> list[dict]:
         state["shown"] = [sorted(c) for c in state["choice"]]
@@ -705,7 +705,7 @@ class Paparazzo(Game):
 
     def final_result(self, state: State) -> Outcome:
         n = state["players"]
-        breakdown = [{"hands": [h[s] for h in state["hand_results"]], "total": state["totals"][s]} for s in range(n)] if False else [event("rumors", {"seat": s, "cards": cards_info(state["shown"][s])}) for s in range(n)]
+        breakdown = [{"hands": [h[s] for h in state["hand_results"]], "total": state["totals"][s]} for s in range(n)]
         return Outcome.by_score(list(state["totals"]), breakdown)
 
     def sample_state(self, view: dict, seat: int, rng: random.Random) -> State:
