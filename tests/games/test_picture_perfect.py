@@ -382,3 +382,476 @@ def test_final_scores_ties_and_decoration_points():
     assert [t_score(state, s) for s in range(3)] == result.scores
     state["holder"]["magician"] = 0  # now 2 envelopes each: a shared win
     assert GAME.final_result(state).winners == [0, 1]
+
+
+# == round flow ==================================================================================
+def play_random(state: dict, rng: random.Random, until=None) -> list[dict]:
+    """Random moves until the end (or until ``until(state)``); returns every event."""
+    events: list[dict] = []
+    while not GAME.is_over(state) and not (until and until(state)):
+        seat = rng.choice(GAME.to_act(state))
+        events += GAME.apply(state, seat, concretize(rng.choice(GAME.legal_moves(state, seat)), rng), rng)
+    return events
+
+
+def test_round_flow_six_rounds_starter_passes_left():
+    """Guide, ROUND FLOW: step 1 look, step 2 reveal the exchange card, step 3 exchange, step 4 pass the
+    starting player card to the left; END OF GAME: after the 6th round, the final photo."""
+    state = new(4, seed=3, first_seat=2)
+    events = play_random(state, random.Random(3))
+    starts = [e["data"] for e in events if e["type"] == "round_started"]
+    assert [d["round"] for d in starts] == [2, 3, 4, 5, 6]  # round 1 started at setup
+    assert [d["starter"] for d in starts] == [3, 0, 1, 2, 3]
+    revealed = [e["data"]["card"] for e in events if e["type"] == "exchange_revealed"]
+    assert sorted(revealed) == sorted(["dance", "gifts", "revelations", "rumors", "partner", "theft"])
+    assert types(events).index("final_placement") > max(i for i, e in enumerate(events) if e["type"] == "round_ended")
+    assert types(events)[-2:] == ["photos", "game_over"]
+
+
+def test_step_one_looks_are_private_and_everyone_answers():
+    """Guide, ENVELOPES: players look inside their envelopes during step 1; the contents are secret;
+    RULINGS.md: every look is a private event.  Every seat with an envelope answers, used VIP or not."""
+    state = new(3, seed=4)
+    act(state, 0, {"type": "ready"})
+    act(state, 1, {"type": "ready"})
+    events = act(state, 2, {"type": "ready"})
+    assert "exchange_revealed" in types(events)
+    # play to the start of round 2 and check its looks
+    events = play_random(state, random.Random(4), until=lambda s: s["round"] == 2)
+    looks = [e for e in events if e["type"] == "looked" and e["data"]["reason"] == "step_1"]
+    assert sorted(e["to"][0] for e in looks) == [s for s in range(3) if held(state, s)]
+    for e in looks:
+        assert len(e["to"]) == 1
+        assert [x["guest"] for x in e["data"]["envelopes"]] == held(state, e["to"][0])
+        for x in e["data"]["envelopes"]:
+            assert [c["id"] for c in x["cards"]] == state["cards"][x["guest"]]
+    assert state["pending"] == {"kind": "look", "waiting": [s for s in range(3) if held(state, s)]}
+
+
+# == the six exchanges ==========================================================================
+def test_dance_keep_one_rest_shuffled_and_dealt_back():
+    """Guide, EXCHANGES, DANCE: all envelopes but one (of one's choice) go to the middle; the middle is
+    shuffled and each player is dealt as many as they put in; the rest stay in the middle."""
+    state = new(3)
+    deal(state, {0: ["bride", "diva", "waiter"], 1: ["magician"], 2: []})
+    to_exchange(state, "dance")
+    assert GAME.to_act(state) == [0]  # one envelope: kept without asking; none: nothing to do
+    rejects(state, 0, {"type": "keep", "guest": "magician"}, "not_yours")
+    rejects(state, 0, {"type": "steal", "guest": "magician"}, "wrong_step")
+    events = act(state, 0, {"type": "keep", "guest": "diva"})
+    danced = next(e for e in events if e["type"] == "danced")
+    assert danced["to"] == "all" and danced["data"]["put_in"] == [2, 0, 0]
+    assert "diva" in held(state, 0) and len(held(state, 0)) == 3
+    assert held(state, 1) == ["magician"] and held(state, 2) == []
+    assert len(middle(state)) == 10
+
+
+def test_dance_choices_are_sealed_until_all_are_in():
+    """RULINGS.md, Picture Perfect: simultaneous choices (Dance, Gifts, Rumors, Theft, ...) are
+    collected from all seats before anything is revealed."""
+    state = new(3)
+    deal(state, {0: ["bride", "diva"], 1: ["magician", "waiter"], 2: ["corgi", "rock_star"]})
+    to_exchange(state, "dance")
+    before = {g: state["holder"][g] for g in GUESTS}
+    events = act(state, 0, {"type": "keep", "guest": "bride"})
+    assert "bride" not in json.dumps(seen_by(events, 1)) and "bride" in json.dumps(seen_by(events, 0))
+    assert {g: state["holder"][g] for g in GUESTS} == before
+    assert GAME.view(state, 1)["pending"]["keep"] is None
+    assert GAME.view(state, 0)["pending"]["keep"] == "bride"
+    rejects(state, 0, {"type": "keep", "guest": "diva"}, "not_your_turn")
+    act(state, 1, {"type": "keep", "guest": "magician"})
+    events = act(state, 2, {"type": "keep", "guest": "corgi"})
+    assert next(e for e in events if e["type"] == "danced")["data"]["kept"] == ["bride", "magician", "corgi"]
+
+
+def test_gifts_one_to_each_neighbour():
+    """Guide, EXCHANGES, GIFTS: one envelope to each neighbour; with only one envelope, to the left or
+    the right; chosen at once and revealed together."""
+    state = new(3)
+    deal(state, {0: ["bride", "diva", "waiter"], 1: ["magician"], 2: ["corgi", "rock_star"]})
+    to_exchange(state, "gifts")
+    assert GAME.to_act(state) == [0, 1, 2]
+    rejects(state, 0, {"type": "gift", "guest": "magician", "to": 1}, "not_yours")
+    rejects(state, 0, {"type": "gift", "guest": "bride", "to": 0}, "bad_gift")
+    act(state, 0, {"type": "gift", "guest": "bride", "to": 1})
+    rejects(state, 0, {"type": "gift", "guest": "diva", "to": 1}, "bad_gift")  # one to each neighbour
+    rejects(state, 0, {"type": "gift", "guest": "bride", "to": 2}, "bad_gift")  # each envelope once
+    assert GAME.legal_moves(state, 0) == [{"type": "gift", "guest": g, "to": 2} for g in ("diva", "waiter")]
+    act(state, 0, {"type": "gift", "guest": "waiter", "to": 2})
+    assert state["holder"]["bride"] == 0  # nothing moves before everyone is done
+    assert {m["to"] for m in GAME.legal_moves(state, 1)} == {0, 2}  # a single envelope: either side
+    act(state, 1, {"type": "gift", "guest": "magician", "to": 0})
+    act(state, 2, {"type": "gift", "guest": "corgi", "to": 0})
+    events = act(state, 2, {"type": "gift", "guest": "rock_star", "to": 1})
+    assert "gifts_given" in types(events)
+    assert held(state, 0) == ["diva", "magician", "corgi"]
+    assert held(state, 1) == ["bride", "rock_star"]
+    assert held(state, 2) == ["waiter"]
+
+
+def test_gifts_with_two_players():
+    """RULINGS.md, Picture Perfect: Gifts with 2 players: give one envelope to the opponent."""
+    state = new(2)
+    deal(state, {0: ["bride", "diva"], 1: ["waiter"]})
+    to_exchange(state, "gifts")
+    assert GAME.to_act(state) == [0]  # seat 1's only envelope goes over by itself
+    assert GAME.legal_moves(state, 0) == [{"type": "gift", "guest": g, "to": 1} for g in ("bride", "diva")]
+    act(state, 0, {"type": "gift", "guest": "diva", "to": 1})
+    assert held(state, 0) == ["bride", "waiter"] and held(state, 1) == ["diva"]
+
+
+def test_revelations_two_middle_envelopes_for_all():
+    """Guide, EXCHANGES, REVELATIONS: shuffle the middle, open 2 at random for all players to see."""
+    state = new(3)
+    deal(state, {0: [g for g in GUESTS if g not in ("bride", "diva", "corgi")]})
+    events = to_exchange(state, "revelations")
+    shown = next(e for e in events if e["type"] == "revealed")
+    assert shown["to"] == "all"
+    guests = [x["guest"] for x in shown["data"]["envelopes"]]
+    assert len(guests) == 2 and set(guests) <= {"bride", "diva", "corgi"}
+    for s in (None, 0, 1, 2):
+        assert set(GAME.view(state, s)["revealed"]) == set(guests)
+    assert all(set(guests) <= set(GAME.view(state, s)["known"]) for s in range(3))
+
+
+def test_rumors_peek_is_private_and_not_into_own():
+    """Guide, EXCHANGES, RUMORS: each player may look into one envelope in the middle or of another
+    player and returns it; several may choose the same one."""
+    state = new(3)
+    deal(state, {0: ["bride"], 1: ["diva"], 2: ["waiter"]})
+    to_exchange(state, "rumors")
+    rejects(state, 0, {"type": "peek", "guest": "bride"}, "own_envelope")
+    act(state, 0, {"type": "peek", "guest": "diva"})
+    act(state, 1, {"type": "pass"})
+    events = act(state, 2, {"type": "peek", "guest": "diva"})
+    looks = [e for e in events if e["type"] == "looked" and e["data"]["reason"] == "rumors"]
+    assert sorted(e["to"] for e in looks) == [[0], [2]]
+    assert "diva" in GAME.view(state, 0)["known"] and "diva" not in GAME.view(state, 1).get("revealed")
+    assert next(e for e in events if e["type"] == "rumors")["data"]["peeks"] == ["diva", None, "diva"]
+    assert state["holder"]["diva"] == 1
+
+
+def test_choose_your_partner_take_two_return_two_in_turn():
+    """Guide, EXCHANGES, CHOOSE YOUR PARTNER: from the starting player clockwise, take any 2 envelopes
+    from the middle, then return any 2 (the ones just taken allowed)."""
+    state = new(2, first_seat=1)
+    deal(state, {0: ["bride"], 1: ["diva"]})
+    for g in ("waiter", "magician", "corgi", "rock_star", "little_boy", "little_girl", "grandmother",
+              "potted_palm", "yellow_dress", "lady_in_red"):
+        state["holder"][g] = 0
+    state["pending"]["waiting"] = [0, 1]
+    to_exchange(state, "partner")  # the middle: elderly_gentleman, wheelchair_gentleman
+    # 2 envelopes in the middle: seat 1 (the starter) takes both without being asked
+    assert held(state, 1) == ["diva", "elderly_gentleman", "wheelchair_gentleman"]
+    assert GAME.to_act(state) == [1]
+    rejects(state, 1, {"type": "take", "guest": "bride"}, "wrong_step")
+    rejects(state, 1, {"type": "return", "guest": "bride"}, "not_yours")
+    act(state, 1, {"type": "return", "guest": "elderly_gentleman"})
+    act(state, 1, {"type": "return", "guest": "diva"})
+    # seat 0 is next: again exactly 2 in the middle, taken for it; now it returns 2
+    assert middle(state) == [] and {"diva", "elderly_gentleman"} <= set(held(state, 0))
+    assert GAME.to_act(state) == [0] and GAME.legal_moves(state, 0)[0]["type"] == "return"
+
+
+def test_choose_your_partner_with_a_choice_of_four():
+    """Guide, EXCHANGES, CHOOSE YOUR PARTNER: any 2 of the middle envelopes."""
+    state = new(2)
+    deal(state, {0: ["bride", "diva", "waiter", "magician", "corgi"],
+                 1: ["rock_star", "little_boy", "little_girl", "grandmother", "potted_palm"]})
+    to_exchange(state, "partner")  # 4 in the middle
+    assert GAME.legal_moves(state, 0) == [{"type": "take", "guest": g} for g in middle(state)]
+    act(state, 0, {"type": "take", "guest": "yellow_dress"})
+    act(state, 0, {"type": "take", "guest": "lady_in_red"})
+    assert {m["guest"] for m in GAME.legal_moves(state, 0)} == set(held(state, 0))
+    act(state, 0, {"type": "return", "guest": "bride"})
+    act(state, 0, {"type": "return", "guest": "lady_in_red"})
+    assert GAME.to_act(state) == [1] and len(middle(state)) == 4
+
+
+def test_theft_from_the_left_simultaneously():
+    """Guide, EXCHANGES, THEFT: each player takes 1 envelope from the player on their left, all at once,
+    and may not take the envelope that neighbour just took from their other neighbour."""
+    state = new(3)
+    deal(state, {0: ["bride", "diva"], 1: ["waiter", "magician"], 2: ["corgi", "rock_star"]})
+    to_exchange(state, "theft")
+    act(state, 1, {"type": "steal", "guest": "corgi"})  # seat 1 takes from seat 2
+    rejects(state, 0, {"type": "steal", "guest": "corgi"}, "not_left_neighbour")  # not what 1 just took
+    rejects(state, 0, {"type": "steal", "guest": "bride"}, "not_left_neighbour")
+    assert {m["guest"] for m in GAME.legal_moves(state, 0)} == {"waiter", "magician"}
+    act(state, 0, {"type": "steal", "guest": "magician"})
+    events = act(state, 2, {"type": "steal", "guest": "diva"})
+    assert next(e for e in events if e["type"] == "stolen")["data"]["transfers"] == [
+        {"from": 1, "to": 0, "guest": "magician"}, {"from": 2, "to": 1, "guest": "corgi"},
+        {"from": 0, "to": 2, "guest": "diva"}]
+    assert held(state, 0) == ["bride", "magician"] and held(state, 1) == ["waiter", "corgi"]
+    assert held(state, 2) == ["diva", "rock_star"]
+
+
+# == VIP cards ===================================================================================
+def test_vip_once_into_an_envelope_being_looked_into():
+    """Guide, VIP CARDS: once per game, into an envelope in one's possession while looking into it; it
+    may never be removed; other players are not told."""
+    state = new(3)
+    deal(state, {0: ["bride"], 1: ["diva"], 2: ["waiter"]})
+    rejects(state, 0, {"type": "vip", "guest": "diva"}, "not_looking")
+    events = act(state, 0, {"type": "vip", "guest": "bride"})
+    public = [e for e in events if e["to"] == "all"]
+    assert public == [{"type": "ready", "data": {"seat": 0}, "to": "all"}]  # the same as a plain 'ready'
+    assert next(e for e in events if e["type"] == "vip_added")["to"] == [0]
+    assert state["vip_at"] == ["bride", None, None]
+    assert GAME.view(state, 0)["known"]["bride"]["vips"] == 1
+    # later (final placement) the card is spent
+    state = at_placement(state)
+    rejects(state, 0, {"type": "vip", "guest": "bride"}, "vip_used")
+    assert not [m for m in GAME.legal_moves(state, 0) if m["type"] == "vip"]
+    assert [m for m in GAME.legal_moves(state, 1) if m["type"] == "vip"] == [{"type": "vip", "guest": "diva"}]
+
+
+def test_vip_seen_only_by_later_lookers_and_scored_for_everyone():
+    """Guide, VIP CARDS: scored for all players, whoever added it; RULINGS.md: only those who later look
+    into that envelope learn of it."""
+    state = new(3)
+    deal(state, {0: ["bride"], 1: ["diva"], 2: ["waiter"]})
+    act(state, 0, {"type": "vip", "guest": "bride"})
+    act(state, 1, {"type": "ready"})
+    act(state, 2, {"type": "ready"})
+    assert GAME.view(state, 1)["known"].get("bride") is None
+    state["holder"]["bride"] = 1  # it travels to seat 1 ...
+    events = GAME._start_placement(state)  # ... who looks into it before the photo
+    look = next(e for e in events if e["type"] == "looked" and e["to"] == [1])
+    assert {x["guest"]: x["vips"] for x in look["data"]["envelopes"]} == {"diva": 0, "bride": 1}
+    assert "bride" not in GAME.view(state, 2)["known"]
+    row1 = card_of("area", area="row_1")
+    state["cards"]["bride"] = [row1, row1, row1]
+    for s in range(3):
+        place(state, s, {"bride": (1, 1)})
+        act(state, s, {"type": "done"})
+    assert GAME.final_result(state).scores == [12, 12, 12]
+
+
+# == auctions ====================================================================================
+def auction(card: str, players: int = 3, holdings: dict | None = None, decorations: list | None = None) -> dict:
+    state = new(players, auctions=True)
+    deal(state, holdings or {0: ["bride", "diva"], 1: ["waiter"], 2: ["magician"]})
+    if decorations:
+        state["decorations"] = decorations
+    to_exchange(state, card)
+    return state
+
+
+def test_single_round_auction_and_fresh_envelopes():
+    """Guide, SINGLE ROUND AUCTION: from the active player's left each other player bids once; the highest
+    bidder pays the active player.  AUCTIONS, IMPORTANT: a won envelope is neither opened nor offered
+    until the next round."""
+    state = auction("single")
+    assert GAME.to_act(state) == [0]
+    rejects(state, 0, {"type": "offer", "guest": "waiter"}, "not_offerable")
+    rejects(state, 0, {"type": "offer", "guest": "bride", "price": 3}, "no_price")
+    act(state, 0, {"type": "offer", "guest": "bride"})
+    assert GAME.to_act(state) == [1]  # the active player does not bid on their own auction
+    rejects(state, 0, {"type": "bid", "amount": 5}, "not_your_turn")
+    rejects(state, 1, {"type": "bid", "amount": 11}, "bad_amount")
+    act(state, 1, {"type": "bid", "amount": 3})
+    rejects(state, 2, {"type": "bid", "amount": 3}, "bad_amount")
+    events = act(state, 2, {"type": "bid", "amount": 5})
+    assert next(e for e in events if e["type"] == "auction_won")["data"] == {
+        "seat": 2, "guest": "bride", "price": 5, "paid_to": 0}
+    assert state["decorations"] == [15, 10, 5] and state["fresh"] == ["bride"]
+    act(state, 1, {"type": "offer", "guest": "waiter"})  # seat 1 is active; bidders 2 then 0
+    act(state, 2, {"type": "pass"})
+    act(state, 0, {"type": "bid", "amount": 1})
+    assert state["holder"]["waiter"] == 0 and state["decorations"] == [14, 11, 5]
+    assert GAME.legal_moves(state, 2) == [{"type": "offer", "guest": "magician"}]  # not the fresh bride
+    rejects(state, 2, {"type": "offer", "guest": "bride"}, "not_offerable")
+    act(state, 2, {"type": "offer", "guest": "magician"})
+    act(state, 0, {"type": "pass"})
+    events = act(state, 1, {"type": "pass"})
+    assert "auction_unsold" in types(events) and state["holder"]["magician"] == 2
+    look = next(e for e in events if e["type"] == "looked" and e["to"] == [2])  # next round: opened
+    assert [x["guest"] for x in look["data"]["envelopes"]] == ["bride", "magician"]
+    assert state["round"] == 2 and state["fresh"] == []
+
+
+def test_secret_auction_tie_rebid_and_second_tie():
+    """Guide, (UNFAIR) SECRET AUCTION: secret simultaneous bids (0 allowed); a tie bids again, each at
+    least their previous bid; a second tie: the active player keeps the envelope."""
+    state = auction("secret")
+    act(state, 0, {"type": "offer", "guest": "bride"})
+    assert GAME.to_act(state) == [1, 2]
+    events = act(state, 1, {"type": "bid", "amount": 4})
+    assert all(e["to"] == [1] for e in events if "4" in json.dumps(e["data"]))
+    assert GAME.view(state, 2)["pending"]["bids"][1] is None
+    events = act(state, 2, {"type": "bid", "amount": 4})
+    assert "tie" in types(events) and GAME.to_act(state) == [1, 2]
+    rejects(state, 1, {"type": "bid", "amount": 3}, "bad_amount")
+    act(state, 1, {"type": "bid", "amount": 6})
+    events = act(state, 2, {"type": "bid", "amount": 5})
+    assert state["holder"]["bride"] == 1 and state["decorations"] == [16, 4, 10]
+    # a second tie: nobody buys, nobody pays
+    state = auction("secret")
+    act(state, 0, {"type": "offer", "guest": "bride"})
+    act(state, 1, {"type": "bid", "amount": 4})
+    act(state, 2, {"type": "bid", "amount": 4})
+    act(state, 1, {"type": "bid", "amount": 5})
+    events = act(state, 2, {"type": "bid", "amount": 5})
+    assert next(e for e in events if e["type"] == "auction_unsold")["data"]["second_tie"] is True
+    assert state["holder"]["bride"] == 0 and state["decorations"] == [10, 10, 10]
+
+
+def test_secret_auction_all_zero_does_not_sell():
+    """Guide, SECRET AUCTION: bids may be 0; RULINGS in the module: a bid of 0 never buys."""
+    state = auction("secret")
+    act(state, 0, {"type": "offer", "guest": "bride"})
+    act(state, 1, {"type": "bid", "amount": 0})
+    events = act(state, 2, {"type": "bid", "amount": 0})
+    assert "auction_unsold" in types(events) and "tie" not in types(events)
+    assert state["holder"]["bride"] == 0
+
+
+def test_unfair_secret_auction_losers_pay_half():
+    """Guide, (UNFAIR) SECRET AUCTION, Unfair rules: all losing bidders pay half their bid (rounded down)
+    to the active player; after a second tie nobody pays."""
+    holdings = {0: ["bride"], 1: ["waiter"], 2: ["magician"], 3: ["diva"]}
+    state = auction("unfair_secret", 4, holdings)
+    act(state, 0, {"type": "offer", "guest": "bride"})
+    act(state, 1, {"type": "bid", "amount": 5})
+    act(state, 2, {"type": "bid", "amount": 3})
+    events = act(state, 3, {"type": "bid", "amount": 0})
+    assert next(e for e in events if e["type"] == "losers_paid")["data"] == {"paid": [0, 0, 1, 0], "to": 0}
+    assert state["decorations"] == [16, 5, 9, 10]
+    state = auction("unfair_secret", 4, holdings)
+    act(state, 0, {"type": "offer", "guest": "bride"})
+    act(state, 1, {"type": "bid", "amount": 5})
+    act(state, 2, {"type": "bid", "amount": 5})
+    act(state, 3, {"type": "bid", "amount": 2})
+    act(state, 1, {"type": "bid", "amount": 7})
+    act(state, 2, {"type": "bid", "amount": 7})
+    assert state["decorations"] == [10, 10, 10, 10] and state["holder"]["bride"] == 0
+
+
+def test_shared_auction_deposits_buy_sell_and_cannot_afford():
+    """Guide, SHARED AUCTION: each player puts 1 envelope in the middle; the active player picks one from
+    the middle; the others bid in order until all but 1 passed; the active player sells to the highest
+    bidder or buys it for that amount, and must sell if unable to pay."""
+    state = auction("shared", holdings={0: ["bride", "diva"], 1: ["waiter"], 2: ["magician", "rock_star"]})
+    assert GAME.to_act(state) == [0, 2]  # seat 1's only envelope goes in by itself
+    act(state, 0, {"type": "deposit", "guest": "diva"})
+    act(state, 2, {"type": "deposit", "guest": "rock_star"})
+    assert {"diva", "waiter", "rock_star"} <= set(middle(state)) and GAME.to_act(state) == [0]
+    rejects(state, 0, {"type": "offer", "guest": "bride"}, "not_offerable")  # from the middle only
+    act(state, 0, {"type": "offer", "guest": "waiter"})
+    act(state, 1, {"type": "bid", "amount": 2})
+    act(state, 2, {"type": "bid", "amount": 3})
+    act(state, 1, {"type": "pass"})
+    assert GAME.to_act(state) == [0] and {m["type"] for m in GAME.legal_moves(state, 0)} == {"sell", "buy"}
+    act(state, 0, {"type": "buy"})
+    assert state["holder"]["waiter"] == 0 and state["decorations"] == [7, 10, 13] and "waiter" in state["fresh"]
+    act(state, 1, {"type": "offer", "guest": "rock_star"})
+    act(state, 2, {"type": "pass"})
+    events = act(state, 0, {"type": "pass"})
+    assert "auction_unsold" in types(events) and state["holder"]["rock_star"] == -1
+    state["decorations"] = [7, 10, 1]
+    act(state, 2, {"type": "offer", "guest": "diva"})
+    act(state, 0, {"type": "bid", "amount": 2})
+    events = act(state, 1, {"type": "pass"})  # seat 2 cannot pay 2: sold to seat 0
+    assert next(e for e in events if e["type"] == "auction_won")["data"]["active_bought"] is False
+    assert state["holder"]["diva"] == 0 and state["decorations"] == [5, 10, 3]
+
+
+def test_fixed_price_auction_payers_look_envelope_stays():
+    """Guide, FIXED PRICE AUCTION: the active player names a price; every player who pays it looks into
+    the envelope at once; the envelope stays with the active player."""
+    state = auction("fixed_price", holdings={0: ["bride"], 1: ["diva"], 2: []}, decorations=[10, 10, 2])
+    rejects(state, 0, {"type": "offer", "guest": "bride"}, "bad_price")
+    rejects(state, 0, {"type": "offer", "guest": "bride", "price": 11}, "bad_price")
+    act(state, 0, {"type": "offer", "guest": "bride", "price": 3})
+    assert GAME.to_act(state) == [1]  # seat 2 cannot pay 3
+    events = act(state, 1, {"type": "pay"})
+    look = next(e for e in events if e["type"] == "looked")
+    assert look["to"] == [1] and look["data"]["envelopes"][0]["guest"] == "bride"
+    assert state["holder"]["bride"] == 0 and state["decorations"][:2] == [13, 7]
+    assert "bride" in GAME.view(state, 1)["known"] and "bride" not in GAME.view(state, 2)["known"]
+
+
+def test_open_auction_raises_until_everyone_passed_since_the_last():
+    """Guide, OPEN AUCTION; RULINGS.md: any other player may raise at any time; it closes when every
+    other player has passed since the last raise."""
+    holdings = {0: ["bride"], 1: ["waiter"], 2: ["magician"], 3: ["diva"]}
+    state = auction("open", 4, holdings)
+    act(state, 0, {"type": "offer", "guest": "bride"})
+    assert GAME.to_act(state) == [1, 2, 3]
+    act(state, 1, {"type": "bid", "amount": 2})
+    assert GAME.to_act(state) == [2, 3]
+    act(state, 2, {"type": "pass"})
+    act(state, 3, {"type": "bid", "amount": 4})
+    assert GAME.to_act(state) == [1, 2]  # a raise reopens it for those who passed
+    act(state, 2, {"type": "bid", "amount": 5})
+    act(state, 1, {"type": "pass"})
+    events = act(state, 3, {"type": "pass"})
+    assert next(e for e in events if e["type"] == "auction_won")["data"] == {
+        "seat": 2, "guest": "bride", "price": 5, "paid_to": 0}
+
+
+def test_no_envelope_no_decorations_rescue():
+    """Guide, AUCTIONS: a player with no envelopes and no decorations at the end of a round gets 1
+    decoration from every other player; RULINGS.md: with 2 players the supply pays it."""
+    state = auction("single", holdings={0: [], 1: ["bride"], 2: ["diva"]}, decorations=[0, 5, 0])
+    assert GAME.to_act(state) == [1]  # seat 0 has nothing to offer: skipped
+    act(state, 1, {"type": "offer", "guest": "bride"})  # nobody can bid: passes are automatic
+    act(state, 2, {"type": "offer", "guest": "diva"})
+    events = act(state, 1, {"type": "pass"})
+    assert next(e for e in events if e["type"] == "rescued")["data"] == {"seat": 0, "from": [1]}
+    assert state["decorations"] == [1, 4, 0]
+    state = auction("single", 2, holdings={0: [], 1: list(GUESTS)}, decorations=[0, 10])
+    act(state, 1, {"type": "offer", "guest": "bride"})
+    assert state["decorations"] == [1, 10] and state["supply"] == 11
+
+
+def test_placement_opens_fresh_envelopes():
+    """Guide, AUCTIONS, IMPORTANT: envelopes won are looked into at the next round or the end of the game."""
+    state = new(3, auctions=True)
+    deal(state, {0: ["bride"], 1: ["diva"]})
+    state["fresh"] = ["bride"]
+    events = at_placement_events(state)
+    look = next(e for e in events if e["type"] == "looked" and e["to"] == [0])
+    assert look["data"]["envelopes"][0]["guest"] == "bride" and state["fresh"] == []
+
+
+def at_placement_events(state: dict) -> list[dict]:
+    state["round"] = 6
+    state["deck"] = []
+    return GAME._start_placement(state)
+
+
+# == final placement =============================================================================
+def test_final_placement_rules_and_hidden_until_all_done():
+    """Guide, PHOTOS: as many or as few guests as desired, each on a guest space, one per space;
+    RULINGS.md: decorations on the two table squares; the placements are hidden until all are done."""
+    state = at_placement(new(2))
+    rejects(state, 0, {"type": "place", "guest": "bride", "row": 2, "col": 2}, "table_square")
+    events = act(state, 0, {"type": "place", "guest": "bride", "row": 1, "col": 1})
+    assert events[0]["to"] == [0]
+    rejects(state, 0, {"type": "place", "guest": "diva", "row": 1, "col": 1}, "square_taken")
+    rejects(state, 0, {"type": "place", "guest": "bride", "row": 1, "col": 2}, "already_placed")
+    act(state, 0, {"type": "decorate", "column": 2})
+    rejects(state, 0, {"type": "decorate", "column": 2}, "already_decorated")
+    assert GAME.view(state, 1)["placement"]["guests"] == {}
+    assert "bride" not in json.dumps(GAME.view(state, 1)["pending"])
+    events = act(state, 0, {"type": "done"})
+    assert events == [{"type": "placement_done", "data": {"seat": 0}, "to": "all"}]
+    rejects(state, 0, {"type": "place", "guest": "diva", "row": 1, "col": 2}, "not_your_turn")
+    events = act(state, 1, {"type": "done"})
+    photos = next(e for e in events if e["type"] == "photos")
+    assert photos["data"]["placements"][0] == {"guests": {"bride": [1, 1]}, "decor": [2]}
+    assert GAME.is_over(state) and GAME.to_act(state) == []
+    rejects(state, 0, {"type": "done"}, "match_over")
+
+
+def test_decorating_needs_a_decoration():
+    """RULINGS.md, Picture Perfect: decorations may go on the two table squares (auction variant: only
+    decorations one still has)."""
+    state = at_placement(new(2, auctions=True))
+    state["decorations"] = [1, 0]
+    act(state, 0, {"type": "decorate", "column": 3})
+    rejects(state, 0, {"type": "decorate", "column": 2}, "no_decorations")
+    rejects(state, 1, {"type": "decorate", "column": 2}, "no_decorations")
