@@ -20,9 +20,9 @@ import sys
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Callable
 
 from clients.client import Referee, RefereeError
 
@@ -36,7 +36,7 @@ class Participant:
     choose: Chooser | None = None
 
     @classmethod
-    def parse(cls, spec: str) -> "Participant":
+    def parse(cls, spec: str) -> Participant:
         if spec.startswith("py:"):
             module, _, func = spec[3:].rpartition(":")
             return cls(spec, choose=getattr(importlib.import_module(module), func))

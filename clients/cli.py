@@ -51,7 +51,7 @@ def _seat_spec(text: str) -> dict:
 # -- server side ------------------------------------------------------------------------------------
 def cmd_serve(args) -> int:
     from service.embedded import EmbeddedRedis
-    from workers.run import die_with_parent, start_workers, stop_processes
+    from workers.run import die_with_parent, replace_dead, start_workers, stop_processes
 
     embedded = None
     url = os.environ.get("REDIS_URL")
@@ -79,6 +79,7 @@ def cmd_serve(args) -> int:
                 print("the API server exited", file=sys.stderr)
                 code = 1
                 break
+            replace_dead(workers, url, args.workers)
             time.sleep(0.3)
     finally:
         if api.poll() is None:

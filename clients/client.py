@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import requests
 
@@ -113,7 +114,7 @@ class Referee:
     def photo(self, match_id: str, seat: int, token: str | None = None) -> str:
         return self.request("GET", f"/matches/{match_id}/photos/{seat}", token)
 
-    def seat(self, match_id: str, token: str) -> "SeatClient":
+    def seat(self, match_id: str, token: str) -> SeatClient:
         return SeatClient(self, match_id, token)
 
 

@@ -28,7 +28,7 @@ class Settings:
     queue: str
 
     @classmethod
-    def from_env(cls) -> "Settings":
+    def from_env(cls) -> Settings:
         return cls(
             redis_url=os.environ.get("REDIS_URL") or None,
             finished_ttl=_int("REFEREE_FINISHED_TTL", 7 * 24 * 3600),

@@ -10,7 +10,8 @@ import hashlib
 import random
 import secrets
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import redis
 from redis.client import Pipeline

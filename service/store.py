@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import redis
 from redis.client import Pipeline
@@ -59,7 +60,7 @@ class Match:
     meta_changed: bool = False
 
     @classmethod
-    def from_raw(cls, match_id: str, raw: list) -> "Match":
+    def from_raw(cls, match_id: str, raw: list) -> Match:
         game, status, version, state, meta, auth, seq, result = raw
         return cls(
             id=match_id,

@@ -60,14 +60,31 @@ def _sweep_forever(url: str, interval: float) -> None:
         time.sleep(interval)
 
 
-def start_workers(url: str, count: int, sweep_interval: float = 2.0) -> list[mp.Process]:
+SWEEP_INTERVAL = 2.0
+
+
+def _spawn(url: str, index: int, count: int) -> mp.Process:
+    """Child ``index``: a worker for 0..count-1, the sweeper for ``count``."""
     ctx = mp.get_context("fork")
-    procs = [ctx.Process(target=_work, args=(url, i), name=f"referee-worker-{i}", daemon=False)
-             for i in range(count)]
-    procs.append(ctx.Process(target=_sweep_forever, args=(url, sweep_interval), name="referee-sweeper"))
-    for p in procs:
-        p.start()
-    return procs
+    if index < count:
+        proc = ctx.Process(target=_work, args=(url, index), name=f"referee-worker-{index}")
+    else:
+        proc = ctx.Process(target=_sweep_forever, args=(url, SWEEP_INTERVAL), name="referee-sweeper")
+    proc.start()
+    return proc
+
+
+def start_workers(url: str, count: int) -> list[mp.Process]:
+    """``count`` workers and one sweeper."""
+    return [_spawn(url, i, count) for i in range(count + 1)]
+
+
+def replace_dead(procs: list[mp.Process], url: str, count: int) -> None:
+    """Restart any child that died (a crash or a kill); the sweeper re-enqueues what it held."""
+    for i, p in enumerate(procs):
+        if not p.is_alive():
+            log.warning("%s exited (%s); restarting", p.name, p.exitcode)
+            procs[i] = _spawn(url, i, count)
 
 
 def stop_processes(procs: list[mp.Process], timeout: float = 10.0) -> None:
@@ -94,11 +111,7 @@ def run_workers(url: str, count: int) -> None:
     signal.signal(signal.SIGTERM, _stop)
     try:
         while not stopping:
-            for i, p in enumerate(procs[:count]):
-                if not p.is_alive():  # a crashed worker is replaced; its job is swept
-                    log.warning("worker %s exited (%s); restarting", p.name, p.exitcode)
-                    procs[i] = mp.get_context("fork").Process(target=_work, args=(url, i), name=p.name)
-                    procs[i].start()
+            replace_dead(procs, url, count)
             time.sleep(0.5)
     finally:
         stop_processes(procs)

@@ -9,8 +9,9 @@ small value objects and precise errors.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, validate
 
@@ -113,7 +114,7 @@ class Outcome:
     breakdown: list[dict] = field(default_factory=list)
 
     @classmethod
-    def by_score(cls, scores: Sequence[float], breakdown: Sequence[dict] = ()) -> "Outcome":
+    def by_score(cls, scores: Sequence[float], breakdown: Sequence[dict] = ()) -> Outcome:
         ranking = rank_by_score(scores)
         return cls(list(scores), ranking, list(ranking[0]) if ranking else [], list(breakdown))
 

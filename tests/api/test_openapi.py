@@ -44,10 +44,10 @@ def test_spec_is_valid_and_documents_every_game_and_error():
 
 
 def operations():
+    import redis
+
     from service.app import create_app
     from service.config import Settings
-
-    import redis
 
     spec_app = create_app(Settings.from_env(), client=redis.Redis())  # only to read the document
     schema = schemathesis.openapi.from_dict(spec_app.test_client().get("/openapi.json").json)

@@ -523,7 +523,9 @@ def exercise_legal_moves(state: dict, seat: int, rng: random.Random) -> None:
     rejected(state, seat, {"type": wrong, "option": "a"} if wrong == "grow" else {"type": wrong, "count": 0})
 
 
-def play_random(players: int, options: dict, seed: int, exercise: bool = True) -> tuple[dict, list[dict]]:
+def play_random(players: int, options: dict, seed: int, exercise: bool = True,
+                bots: bool = False) -> tuple[dict, list[dict]]:
+    """Random moves (or greedy bots, whose longer matches reach shortages and every condition) to the end."""
     rng = random.Random(seed)
     state = GAME.setup(players, GAME.load_options(players, options), rng)
     log: list[dict] = []
@@ -535,19 +537,24 @@ def play_random(players: int, options: dict, seed: int, exercise: bool = True) -
         seat = GAME.to_act(state)[0]
         if exercise:
             exercise_legal_moves(state, seat, rng)
-        move = concretize(rng.choice(GAME.legal_moves(state, seat)), rng)
+        if bots:
+            move = greedy(GAME.view(state, seat), GAME.legal_moves(state, seat), seat, rng)
+        else:
+            move = concretize(rng.choice(GAME.legal_moves(state, seat)), rng)
         events = GAME.apply(state, seat, GAME.parse_move(move), rng)
         assert all(e["to"] == "all" for e in events)  # nothing at this table is private
         log += events
 
 
+@pytest.mark.parametrize("bots", [False, True], ids=["random", "greedy"])
 @pytest.mark.parametrize("options", GAME.variants, ids=lambda o: "full" if o else "round")
 @pytest.mark.parametrize("players", range(2, 7))
-def test_random_play_to_the_end(players, options):
+def test_play_to_the_end(players, options, bots):
     """RULINGS.md, Dice Party: random play ends for every player count, single round and full game; 60 dice per
     player conserved across supply, party and counter after every move; results recomputed from the events."""
-    for seed in range(20):
-        state, log = play_random(players, options, seed + 100 * players, exercise=seed < 4)
+    seeds = 20 if not bots else 1 if options and players == 6 else 2  # greedy full games run for many rounds
+    for seed in range(seeds):
+        state, log = play_random(players, options, seed + 100 * players, exercise=not bots and seed < 4, bots=bots)
         result = GAME.final_result(state)
         rounds = [e["data"] for e in log if e["type"] == "round_won"]
         over = [e["data"] for e in log if e["type"] == "game_over"]

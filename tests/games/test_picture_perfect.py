@@ -855,3 +855,284 @@ def test_decorating_needs_a_decoration():
     act(state, 0, {"type": "decorate", "column": 3})
     rejects(state, 0, {"type": "decorate", "column": 2}, "no_decorations")
     rejects(state, 1, {"type": "decorate", "column": 2}, "no_decorations")
+
+
+# == random play, invariants, legality ===========================================================
+def check_invariants(state: dict, cards: dict, vips: list, decorations: int) -> None:
+    """Issue 6: 14 envelopes and 42 cards conserved, at most one VIP card per player (never removed),
+    decorations conserved."""
+    n = state["players"]
+    assert sorted(state["holder"]) == sorted(GUESTS)
+    assert all(-1 <= h < n for h in state["holder"].values())
+    assert state["cards"] == cards  # cards never move between envelopes
+    assert sorted(c for cs in state["cards"].values() for c in cs) == list(range(42))
+    assert len(state["vip_at"]) == n
+    for s, at in enumerate(state["vip_at"]):
+        if vips[s] is not None:
+            assert at == vips[s]
+        assert at is None or at in GUESTS
+        vips[s] = at
+    assert sum(state["decorations"]) + state["supply"] == decorations
+    assert min(state["decorations"]) >= 0 and state["supply"] >= 0
+    assert all(state["holder"][g] >= 0 for g in state["fresh"])
+    assert bool(GAME.to_act(state)) != GAME.is_over(state)
+    for s in range(n):
+        if s not in GAME.to_act(state):
+            assert GAME.legal_moves(state, s) == []
+
+
+def fuzz_move(rng: random.Random) -> dict:
+    """A well-formed move of any type with random fields (legal or not)."""
+    kind = rng.choice(sorted(GAME.moves))
+    fields = GAME.moves[kind]().fields
+    move: dict = {"type": kind}
+    for name in fields:
+        if name == "guest":
+            move[name] = rng.choice(GUESTS)
+        elif name == "to":
+            move[name] = rng.randrange(6)
+        elif name in ("amount", "price"):
+            if name == "price" and rng.random() < 0.5:
+                continue
+            move[name] = rng.randint(0, 14)
+        elif name in ("row", "col"):
+            move[name] = rng.randint(1, 4)
+        elif name == "column":
+            move[name] = rng.choice([2, 3])
+    return move
+
+
+def extremes(template: dict) -> list[dict]:
+    """The concrete moves at both ends of every range in a legal-move template."""
+    lo = {k: (v["min"] if isinstance(v, dict) else v) for k, v in template.items()}
+    hi = {k: (v["max"] if isinstance(v, dict) else v) for k, v in template.items()}
+    return [lo] if lo == hi else [lo, hi]
+
+
+CASES = [(p, a) for p in range(2, 7) for a in (False, True)]
+
+
+@pytest.mark.parametrize("players,auctions", CASES)
+def test_random_play_invariants_and_scores(players, auctions):
+    """Issue 6, Tests: random play to the end with invariants after every move (state through JSON),
+    final scores recomputed independently (Guide, SCORING; RULINGS.md, the photo)."""
+    for seed in range(3):
+        rng = random.Random(seed * 10 + players)
+        state = new(players, seed=seed, auctions=auctions, first_seat=None)
+        cards = copy.deepcopy(state["cards"])
+        vips: list = [None] * players
+        decorations = sum(state["decorations"]) + state["supply"]
+        steps = 0
+        while not GAME.is_over(state):
+            check_invariants(state, cards, vips, decorations)
+            seat = rng.choice(GAME.to_act(state))
+            GAME.apply(state, seat, concretize(rng.choice(GAME.legal_moves(state, seat)), rng), rng)
+            state = json.loads(json.dumps(state))
+            steps += 1
+            assert steps < 5000
+        check_invariants(state, cards, vips, decorations)
+        result = GAME.final_result(state)
+        assert result.scores == [t_score(state, s) for s in range(players)]
+        assert [b["placed"] for b in result.breakdown] == [len(p["guests"]) for p in state["placements"]]
+        assert sorted(s for place in result.ranking for s in place) == list(range(players))
+
+
+@pytest.mark.parametrize("players,auctions", [(2, True), (3, False), (4, True), (6, False)])
+def test_every_legal_move_applies_and_illegal_ones_change_nothing(players, auctions):
+    """design.md, the game contract: every legal move is accepted; anything else raises IllegalMove
+    and leaves the state byte-identical."""
+    rng = random.Random(players)
+    state = new(players, seed=players, auctions=auctions)
+    while not GAME.is_over(state):
+        to_act = GAME.to_act(state)
+        for seat in range(players):
+            legal = GAME.legal_moves(state, seat)
+            sample = legal if len(legal) <= 12 else rng.sample(legal, 12)
+            for template in sample:
+                for move in extremes(template):
+                    trial = copy.deepcopy(state)
+                    GAME.apply(trial, seat, GAME.parse_move(move), random.Random(1))
+            for _ in range(6):
+                move = fuzz_move(rng)
+                if any(matches(move, t) for t in legal):
+                    continue
+                before = json.dumps(state, sort_keys=True)
+                with pytest.raises(IllegalMove):
+                    GAME.apply(state, seat, GAME.parse_move(move), random.Random(1))
+                assert json.dumps(state, sort_keys=True) == before
+        seat = rng.choice(to_act)
+        GAME.apply(state, seat, concretize(rng.choice(GAME.legal_moves(state, seat)), rng), rng)
+
+
+# == hidden information ==========================================================================
+def redact(obj, hidden: set):
+    """Envelope contents of the changed envelopes may differ once someone looks: keep only the name."""
+    if isinstance(obj, dict):
+        if obj.get("guest") in hidden and "cards" in obj:
+            return {"guest": obj["guest"]}
+        return {k: redact(v, hidden) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [redact(v, hidden) for v in obj]
+    return obj
+
+
+def change_hidden(state: dict, seat: int | None, rng: random.Random, mover: int) -> tuple[dict, set]:
+    """Change only what ``seat`` cannot see: unseen envelope contents, other seats' VIP cards in unseen
+    envelopes, other seats' sealed choices and placements (not the mover's: its move must stay legal)."""
+    other = copy.deepcopy(state)
+    n = state["players"]
+    seen = state["revealed"] if seat is None else state["known"][seat]
+    unseen = [g for g in GUESTS if g not in seen]
+    triples = [other["cards"][g] for g in unseen]
+    rng.shuffle(triples)
+    for g, t in zip(unseen, triples, strict=True):
+        other["cards"][g] = t
+    for o in range(n):
+        if o not in (seat, mover) and (other["vip_at"][o] is None or other["vip_at"][o] in unseen) and unseen:
+            other["vip_at"][o] = rng.choice(unseen + [None])
+    p = other["pending"]
+    for o in range(n):
+        if o in (seat, mover) or o in p["waiting"]:
+            continue
+        if p["kind"] == "dance" and len(held(other, o)) > 1:
+            p["keep"][o] = rng.choice(held(other, o))
+        elif p["kind"] == "rumors":
+            p["peek"][o] = rng.choice([g for g in GUESTS if other["holder"][g] != o] + [None])
+        elif p["kind"] == "auction" and p["card"] in ("secret", "unfair_secret") and p["step"] == "bid" \
+                and o in p["bidders"]:
+            p["bids"][o] = rng.randint(p["floor"][o], max(p["floor"][o], other["decorations"][o]))
+    if other["phase"] == "placement":
+        for o in range(n):
+            if o not in (seat, mover):
+                free = [(r, c) for r, c in SPACES]
+                rng.shuffle(free)
+                other["placements"][o]["guests"] = {g: list(free.pop()) for g in rng.sample(GUESTS, 3)}
+    return other, set(unseen)
+
+
+@pytest.mark.parametrize("players,auctions", [(2, True), (3, False), (4, True), (5, False), (6, True)])
+def test_hidden_information(players, auctions):
+    """Issue 6, point 5; design.md, hidden information: changing only unseen parts of the state leaves
+    every other seat's view, legal moves and events identical; the spectator sees nothing hidden."""
+    rng = random.Random(100 + players)
+    state = new(players, seed=players, auctions=auctions, first_seat=None)
+    while not GAME.is_over(state):
+        seat = rng.choice(GAME.to_act(state))
+        move = concretize(rng.choice(GAME.legal_moves(state, seat)), rng)
+        for watcher in [None] + list(range(players)):
+            other, unseen = change_hidden(state, watcher, rng, seat)
+            assert GAME.view(other, watcher) == GAME.view(state, watcher)
+            if watcher is not None:
+                assert GAME.legal_moves(other, watcher) == GAME.legal_moves(state, watcher)
+            e1 = GAME.apply(copy.deepcopy(state), seat, move, random.Random(7))
+            e2 = GAME.apply(other, seat, move, random.Random(7))
+            if "game_over" in types(e1):
+                continue
+            for e in (e1, e2):
+                assert all(ev["to"] == "all" or len(ev["to"]) == 1 for ev in e)
+            mine1 = [e for e in e1 if e["to"] == "all" or (watcher is not None and watcher in e["to"])]
+            mine2 = [e for e in e2 if e["to"] == "all" or (watcher is not None and watcher in e["to"])]
+            assert redact(mine1, unseen) == redact(mine2, unseen)
+        GAME.apply(state, seat, move, rng)
+
+
+def test_spectator_and_other_seats_see_no_envelope_they_did_not_look_into():
+    """Guide, ENVELOPES: the contents are secret; which envelopes each player has is open information."""
+    state = new(4, seed=9)
+    spectator = GAME.view(state, None)
+    assert "known" not in spectator and "placement" not in spectator
+    assert spectator["held"] == [held(state, s) for s in range(4)]
+    for s in range(4):
+        assert set(GAME.view(state, s)["known"]) == set(held(state, s))
+    text = json.dumps(spectator)
+    assert '"cards"' not in text
+
+
+def test_sample_state_is_consistent_with_the_view():
+    """design.md, the game contract: sample_state builds a full state consistent with what the seat saw."""
+    for players, auctions in [(2, True), (3, False), (5, True)]:
+        rng = random.Random(players)
+        state = new(players, seed=players, auctions=auctions)
+        steps = 0
+        while not GAME.is_over(state):
+            seat = rng.choice(GAME.to_act(state))
+            if steps % 3 == 0:
+                for s in range(players):
+                    sample = GAME.sample_state(GAME.view(state, s), s, rng)
+                    sample = json.loads(json.dumps(sample))
+                    assert GAME.view(sample, s) == GAME.view(state, s)
+                    assert GAME.legal_moves(sample, s) == GAME.legal_moves(state, s)
+                    assert GAME.to_act(sample) == GAME.to_act(state)
+                    if steps % 12 == 0:
+                        play_random(sample, random.Random(steps))
+            GAME.apply(state, seat, concretize(rng.choice(GAME.legal_moves(state, seat)), rng), rng)
+            steps += 1
+        final = GAME.sample_state(GAME.view(state, 0), 0, rng)
+        assert GAME.final_result(final).scores == GAME.final_result(state).scores
+
+
+# == the photo as SVG ==========================================================================
+def test_photo_svg_each_seat_after_the_end():
+    """Issue 6, point 4: each seat's final photo as SVG: the mat, the table, each guest by height, covered
+    faces shown as covered, each guest's score; not before the end."""
+    state = new(3, seed=5, auctions=True)
+    with pytest.raises(IllegalMove) as info:
+        photo_svg(state, 0)
+    assert info.value.reason == "not_over"
+    with pytest.raises(IllegalMove):
+        GAME.photo_svg(state, 0)
+    play_random(state, random.Random(5))
+    result = GAME.final_result(state)
+    for seat in range(3):
+        svg = GAME.photo_svg(state, seat)
+        root = ET.fromstring(svg)
+        assert root.tag.endswith("svg")
+        ns = {"s": "http://www.w3.org/2000/svg"}
+        scores = {e.get("data-guest"): int(e.get("data-points")) for e in root.iterfind(".//s:text[@class='score']", ns)}
+        assert scores == {g: x["points"] for g, x in result.breakdown[seat]["guests"].items()}
+        drawn = {e.get("data-guest") for e in root.iterfind(".//s:g[@class='guest']", ns)}
+        assert drawn == set(state["placements"][seat]["guests"])
+        covered = {e.get("data-guest") for e in root.iterfind(".//s:g[@class='covered-face']", ns)}
+        assert covered == {g for g, x in result.breakdown[seat]["guests"].items()
+                           if x["face_covered"] and g != "potted_palm"}
+        assert root.find(".//s:g[@class='table']", ns) is not None
+        assert f"{result.scores[seat]} points" in svg
+    with pytest.raises(IllegalMove):
+        photo_svg(state, 3)
+
+
+def test_photo_svg_draws_heights_and_decorations():
+    """RULINGS.md, the photo: guests drawn by height class; decorations on the table squares."""
+    state = at_placement(new(2))
+    place(state, 0, {"waiter": (1, 2), "little_boy": (3, 2), "corgi": (4, 3)}, decor=(2,))
+    act(state, 0, {"type": "done"})
+    act(state, 1, {"type": "done"})
+    svg = photo_svg(state, 0)
+    assert svg.count('class="decoration"') == 1
+    assert re.search(r'data-guest="little_boy"', svg) and 'class="covered-face" data-guest="little_boy"' in svg
+    assert 'class="covered-face" data-guest="corgi"' not in svg
+    assert "No guests placed" in photo_svg(state, 1)
+
+
+# == bots ========================================================================================
+def test_greedy_moves_are_legal_and_beat_random():
+    """Issue 6, point 6: greedy remembers what it saw, keeps and places what it knows; it must clearly
+    beat random (a small seat-rotated sample; the benchmark runs 200+)."""
+    wins = 0
+    matches_played = 0
+    for players, auctions in [(2, False), (3, True), (4, False)]:
+        for m in range(players):
+            rng = random.Random(1000 * players + m)
+            state = new(players, seed=m, auctions=auctions, first_seat=None)
+            while not GAME.is_over(state):
+                seat = GAME.to_act(state)[0]
+                view, legal = GAME.view(state, seat), GAME.legal_moves(state, seat)
+                if seat == m:
+                    move = greedy(view, legal, seat, rng)
+                    assert any(matches(move, t) for t in legal), move
+                else:
+                    move = random_bot(view, legal, seat, rng)
+                GAME.apply(state, seat, move, rng)
+            wins += m in GAME.final_result(state).winners
+            matches_played += 1
+    assert wins >= matches_played - 2, (wins, matches_played)

@@ -8,11 +8,11 @@ search must build a full state with the game's ``sample_state`` rather than peek
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 from service.games.base import concretize
 
-from . import big_shot, super_blatt
+from . import big_shot, paparazzo, super_blatt
 
 Bot = Callable[[dict, list[dict], int, random.Random], dict]
 
@@ -25,6 +25,7 @@ def random_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> 
 BOTS: dict[str, dict[str, Bot]] = {
     "super_blatt": {"random": random_bot, "greedy": super_blatt.greedy},
     "big_shot": {"random": random_bot, "greedy": big_shot.greedy},
+    "paparazzo": {"random": random_bot, "greedy": paparazzo.greedy},
 }
 
 

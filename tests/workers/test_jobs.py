@@ -1,0 +1,132 @@
+"""RQ jobs: bot turns are no-ops unless owed, duplicates collapse, lost turns are swept, scoring finishes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+import redis
+from rq import Queue, SimpleWorker
+from rq.serializers import JSONSerializer
+
+from service.config import Settings
+from service.referee import Referee
+from service.store import match_key
+from tests.conftest import ROOT, wait_for
+from workers.jobs import sweep
+
+
+@pytest.fixture()
+def isolated(redis_url, monkeypatch):
+    """A referee on a queue of its own, so the session's live workers never take these jobs."""
+    name = f"test-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("REFEREE_QUEUE", name)
+    client = redis.Redis.from_url(redis_url)
+    ref = Referee(client, Settings.from_env())
+    yield ref, client
+    Queue(name, connection=client, serializer=JSONSerializer).delete(delete_jobs=True)
+
+
+def burst(ref: Referee, client) -> None:
+    SimpleWorker([ref.queue], connection=client, serializer=JSONSerializer).work(burst=True, logging_level="ERROR")
+
+
+def test_duplicate_bot_jobs_collapse_into_one_move(isolated):
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 7, [{"name": "ann"}, {"bot": "greedy"}])
+    assert ref.store.load(m["id"]).version == 1 and len(ref.queue) == 1
+    for _ in range(3):  # the same (match, seat, version) enqueued again, e.g. by a sweeper on another host
+        ref.enqueue_bot_turn(m["id"], 1, 1)
+    ref.enqueue_bot_turn(m["id"], 1, 0)  # and a stale one
+    burst(ref, client)
+    match = ref.store.load(m["id"])
+    assert match.version == 2, "the bot moved exactly once"
+    assert match.state["turn"] == 0 or match.state["pending"] is not None
+
+
+def test_sweeper_requeues_a_lost_bot_turn_and_the_match_finishes(isolated):
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 2, {}, 8, [{"bot": "random"}, {"bot": "greedy"}])
+    job_ids = ref.queue.get_job_ids()
+    assert len(job_ids) == 1
+    ref.queue.empty()  # a worker took the job and died: it is gone
+    assert sweep(ref, older_than=3600) == 0  # too recent to be called lost
+    assert sweep(ref, older_than=0) == 1
+    assert ref.queue.get_job_ids() == job_ids  # same id: same (match, seat, version)
+    burst(ref, client)
+    match = ref.store.load(m["id"])
+    assert match.status == "finished" and match.result["winners"]
+    assert sweep(ref, older_than=0) == 0  # nothing owed any more
+
+
+def test_sweeper_requeues_lost_scoring(isolated):
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 9, [{"name": "a"}, {"name": "b"}])
+    match = ref.store.load(m["id"])
+    # play to the end by hand, through the referee's own path
+    from service.games import GAMES
+
+    game = GAMES["super_blatt"]
+    while match.status == "active":
+        seat = game.to_act(match.state)[0]
+        ref.apply_move(m["id"], None, seat, game.legal_moves(match.state, seat)[0])
+        match = ref.store.load(m["id"])
+    assert match.status == "scoring"
+    ref.queue.empty()
+    assert sweep(ref, older_than=0) == 1
+    burst(ref, client)
+    assert ref.store.load(m["id"]).status == "finished"
+
+
+def test_aborted_match_owes_no_bot_turn(isolated):
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 10, [{"name": "a"}, {"bot": "random"}])
+    ref.abort(m["id"], m["host_token"])
+    burst(ref, client)
+    assert ref.store.load(m["id"]).version == 2  # created, aborted; the queued bot turn did nothing
+
+
+def test_finished_matches_expire(isolated, redis_url, monkeypatch):
+    monkeypatch.setenv("REFEREE_FINISHED_TTL", "120")
+    ref = Referee(redis.Redis.from_url(redis_url), Settings.from_env())
+    m = ref.create_match("super_blatt", 2, {}, 11, [{"name": "a"}, {"name": "b"}])
+    assert ref.redis.ttl(match_key(m["id"])) > 24 * 3600  # live: the abandoned TTL
+    ref.abort(m["id"], m["host_token"])
+    assert 0 < ref.redis.ttl(match_key(m["id"])) <= 120
+
+
+def test_killed_worker_process_does_not_stall_a_match(redis_url):
+    """`referee worker`: SIGKILL a worker process mid-match; the supervisor replaces it and the sweeper
+    re-enqueues any turn it took with it, so the all-bot match still finishes."""
+    queue = f"test-kill-{uuid.uuid4().hex[:8]}"
+    env = dict(os.environ, REDIS_URL=redis_url, REFEREE_QUEUE=queue, REFEREE_JOB_TIMEOUT="2",
+               REFEREE_SWEEP_AFTER="1")
+    proc = subprocess.Popen([sys.executable, "-m", "clients.cli", "worker", "--workers", "2"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        os.environ["REFEREE_QUEUE"] = queue
+        try:
+            ref = Referee(redis.Redis.from_url(redis_url), Settings.from_env())
+        finally:
+            del os.environ["REFEREE_QUEUE"]
+        children = wait_for(lambda: [int(p) for p in subprocess.run(
+            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()], timeout=10)
+        m = ref.create_match("super_blatt", 4, {}, 12, [{"bot": "random"}] * 4)
+        time.sleep(0.05)
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)  # workers and sweeper, mid-match
+            except ProcessLookupError:
+                pass
+        match = wait_for(lambda: (x := ref.store.load(m["id"])).status == "finished" and x, timeout=60)
+        assert match.result["winners"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(20)
+        Queue(queue, connection=redis.Redis.from_url(redis_url), serializer=JSONSerializer).delete(delete_jobs=True)
+    assert subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True).stdout == b""
