@@ -12,8 +12,18 @@ import random
 
 import pytest
 
-from service.games.base import IllegalMove, InvalidMove, concretize, is_span
-from service.games.dice_party import GAME, KINDS, MOBS, PARTY_PEOPLE, SET_SIZE, VIPS, escalates, millionaire
+from service.games.base import IllegalMove, InvalidMove, concretize, is_span, matches
+from service.games.dice_party import (
+    GAME,
+    KINDS,
+    MOBS,
+    PARTY_PEOPLE,
+    SET_SIZE,
+    STATE_KEYS,
+    VIPS,
+    escalates,
+    millionaire,
+)
 from workers.bots import random_bot
 from workers.bots.dice_party import greedy, p_escalate, p_millionaire
 
@@ -371,7 +381,7 @@ def test_shortage_of_mobs_removes_vips_then_party_people():
     sent = next(e["data"] for e in events if e["type"] == "mobs_sent")
     assert sent["taken"] == 1 and sent["removed"] == {VIPS: 1, PARTY_PEOPLE: 1}
     assert dice_of(s, 1) == {PARTY_PEOPLE: 20, VIPS: 20, MOBS: 20}
-    assert s["parties"][1] == {PARTY_PEOPLE: 2, VIPS: 0, MOBS: 20} or 1 in s["escalated"]
+    assert s["parties"][1] == {PARTY_PEOPLE: 2, VIPS: 0, MOBS: 20}
 
 
 # -- FAQ 5: an empty party --------------------------------------------------------------------
@@ -562,7 +572,7 @@ def test_play_to_the_end(players, options, bots):
         for e in log:
             if e["type"] == "escalated":
                 escalations[e["data"]["seat"]] += 1
-        # setup itself cannot end the match, but it may escalate nobody: recount from events and the state
+        # the winners and escalations recounted from the event log agree with the state and the result
         assert len(over) == 1 and over[0]["winners"] == result.winners
         assert escalations == state["escalations"]
         if not options:
@@ -600,12 +610,10 @@ def test_view_is_the_same_for_every_seat_and_spectator():
                     if seat not in GAME.to_act(state):
                         assert GAME.legal_moves(state, seat) == []
                     assert GAME.sample_state(v, seat, random.Random(0)) == state
+                # the view is the state plus what a UI derives from it: no seed, no roll to come
+                assert set(spectator) - set(STATE_KEYS) <= {"you", "to_act", "standings", "growth"}
+                assert set(state) == set(STATE_KEYS)
                 seat = GAME.to_act(state)[0]
-                # the same move under two different future rolls: the view before it held neither
-                a, b = copy.deepcopy(state), copy.deepcopy(state)
-                move = concretize(GAME.legal_moves(state, seat)[0], rng)
-                GAME.apply(a, seat, move, random.Random(1))
-                GAME.apply(b, seat, move, random.Random(2))
                 GAME.apply(state, seat, concretize(rng.choice(GAME.legal_moves(state, seat)), rng), rng)
             assert json.dumps(GAME.view(state, 0))  # plain JSON
 
@@ -629,7 +637,7 @@ def play_bots(players: int, greedy_seat: int, seed: int) -> list[int]:
         view, moves = GAME.view(state, seat), GAME.legal_moves(state, seat)
         bot = greedy if seat == greedy_seat else random_bot
         move = bot(view, moves, seat, rng)
-        assert any(set(move) == set(t) for t in moves)
+        assert any(matches(move, t) for t in moves)
         GAME.apply(state, seat, GAME.parse_move(move), rng)
     return GAME.final_result(state).winners
 
