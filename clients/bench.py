@@ -3,6 +3,8 @@
 ``rules``  plays full random games in one process and prints games/s per player count.
 ``bots``   seats one greedy bot against random bots, rotating its seat, and prints the win
            rate per table size and the greedy bot's decision time.
+``memory`` plays full matches through the referee into Redis (REDIS_URL, or an embedded server)
+           and prints the memory a finished match takes there, events included.
 """
 
 from __future__ import annotations
@@ -75,10 +77,53 @@ def bench_bots(game, matches: int, bot: str, against: str, seed: int, options: d
               f"max {t[-1] * 1e3:.2f} ms; {time.perf_counter() - start:.1f} s")
 
 
+def bench_memory(game, matches: int, seed: int) -> None:
+    import os
+    import tempfile
+
+    import redis
+
+    from service.config import Settings
+    from service.embedded import EmbeddedRedis
+    from service.referee import Referee
+    from service.store import events_key, match_key
+
+    embedded = None
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        embedded = EmbeddedRedis(tempfile.mkdtemp(prefix="referee-mem-"), persist=False)
+        url = embedded.start()
+    try:
+        client = redis.Redis.from_url(url)
+        ref = Referee(client, Settings.from_env())
+        for players in range(game.min_players, game.max_players + 1):
+            sizes, events = [], []
+            rng = random.Random(seed)
+            for i in range(matches):
+                m = ref.create_match(game.name, players, {}, seed + i, [{"name": f"p{s}"} for s in range(players)])
+                match = ref.store.load(m["id"])
+                while match.status == "active":
+                    seat = game.to_act(match.state)[0]
+                    move = concretize(rng.choice(game.legal_moves(match.state, seat)), rng)
+                    ref.apply_move(m["id"], None, seat, move)
+                    match = ref.store.load(m["id"])
+                ref.score(m["id"])
+                sizes.append(sum(client.memory_usage(k, samples=0) or 0
+                                 for k in (match_key(m["id"]), events_key(m["id"]))))
+                events.append(client.xlen(events_key(m["id"])))
+                client.delete(match_key(m["id"]), events_key(m["id"]))
+            ref.queue.empty()
+            print(f"{game.name:16} players={players}: finished match in Redis mean {statistics.fmean(sizes) / 1024:.1f} KB"
+                  f", max {max(sizes) / 1024:.1f} KB ({statistics.fmean(events):.0f} events; {matches} matches)")
+    finally:
+        if embedded:
+            embedded.stop()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="referee bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["rules", "bots"])
+    parser.add_argument("what", choices=["rules", "bots", "memory"])
     parser.add_argument("--game", action="append", choices=sorted(GAMES),
                         help="game to measure (repeatable; default all)")
     parser.add_argument("--seconds", type=float, default=3.0, help="rules: seconds per configuration")
@@ -90,6 +135,8 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.game or sorted(GAMES):
         if args.what == "rules":
             bench_rules(GAMES[name], args.seconds, args.seed)
+        elif args.what == "memory":
+            bench_memory(GAMES[name], min(args.matches, 50), args.seed)
         else:
             bench_bots(GAMES[name], args.matches, args.bot, args.against, args.seed, {})
 
