@@ -102,7 +102,7 @@ def _auction(view: dict, moves: list[dict], seat: int, rng: random.Random) -> di
         if buy and _want(view, p["guest"]) and p["high"] <= UNKNOWN_BID + 1:
             return buy[0]
         return {"type": "sell"}
-    value = UNKNOWN_BID * _want(view, p["guest"])
+    value = UNKNOWN_BID if _want(view, p["guest"]) else 0
     if card == "fixed_price":
         return {"type": "pay"} if value and p["price"] <= PEEK_PRICE else {"type": "pass"}
     bid = _of(moves, "bid")[0]["amount"]

@@ -1122,6 +1122,12 @@ class PicturePerfect(Game):
         ranking = [[s for s in range(n) if keys[s] == k] for k in sorted(set(keys), reverse=True)]
         return Outcome(scores, ranking, list(ranking[0]), breakdown)
 
+    def photo_svg(self, state: State, seat: int) -> str:
+        """That seat's final photo as a standalone SVG (svg.py); IllegalMove 'not_over' before the end."""
+        from .svg import photo_svg
+
+        return photo_svg(state, seat)
+
     # -- what a seat sees --------------------------------------------------------------------------
     def _pending_view(self, state: State, seat: int | None) -> dict:
         p = state["pending"]
