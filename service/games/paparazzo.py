@@ -84,12 +84,16 @@ PHASE_HINT = {
 }
 
 
+# A card as views and events show it; shared read-only dicts (views are serialized, never edited).
+CARD_INFO = tuple({"id": c, "celebrity": CELEBRITIES[c >> 3]} for c in range(DECK_SIZE))
+
+
 def card_info(card: int) -> dict:
-    return {"id": card, "celebrity": CELEBRITIES[card >> 3]}
+    return CARD_INFO[card]
 
 
 def cards_info(cards: list[int]) -> list[dict]:
-    return [{"id": c, "celebrity": CELEBRITIES[c >> 3]} for c in cards]
+    return [CARD_INFO[c] for c in cards]
 
 
 def hand_size(players: int) -> int:
