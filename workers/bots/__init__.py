@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from service.games.base import concretize
 
-from . import big_shot, dice_party, paparazzo, super_blatt
+from . import big_shot, dice_party, paparazzo, picture_perfect, super_blatt
 
 Bot = Callable[[dict, list[dict], int, random.Random], dict]
 
@@ -27,6 +27,7 @@ BOTS: dict[str, dict[str, Bot]] = {
     "big_shot": {"random": random_bot, "greedy": big_shot.greedy},
     "paparazzo": {"random": random_bot, "greedy": paparazzo.greedy},
     "dice_party": {"random": random_bot, "greedy": dice_party.greedy},
+    "picture_perfect": {"random": random_bot, "greedy": picture_perfect.greedy},
 }
 
 
