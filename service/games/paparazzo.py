@@ -619,12 +619,13 @@ class Paparazzo(Game):
         state["hand_results"].append(result)
         state["lot"] = None
         events = [event("hand_scored", {"hand": state["hand_no"], "result": result,
-                                        "totals": list(state["totals"]),
-                                        "hands": [cards_info(h) for h in state["hands"]]})]
+                                        "totals": list(state["totals"])})]
         if state["hand_no"] >= state["hand_count"]:
             state["over"] = True
             state["phase"] = "over"
-            return events + [event("game_over", {"scores": list(state["totals"])})]
+            # everything is revealed at the end; the hands of an earlier hand are reshuffled unseen
+            return events + [event("game_over", {"scores": list(state["totals"]),
+                                                 "hands": [cards_info(h) for h in state["hands"]]})]
         markers = state["markers"]
         top = max(markers)
         if top > 0:
