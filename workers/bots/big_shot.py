@@ -12,6 +12,7 @@ borrows only when the interest is small against the gain.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 
@@ -50,6 +51,7 @@ class Board:
         self.lot_owner = state["lot_owner"]
         left = sum(len(s) for s in state["spaces"]) + len(state["hand"])
         self.future = left / TOTAL_CUBES  # how much can still change
+        self._worth: dict[int, float] = {}
         # current projection, to value parks and the qualification bonus
         self.proj = [self._project(i, self.lots[i]) for i in range(NLOTS)]
         held = [0.0] * len(COLORS)
@@ -73,7 +75,13 @@ class Board:
         return w, 1.0 - self.future * 0.9 / (1.0 + margin + 0.15 * total)
 
     def worth(self, i: int, color: int) -> float:
-        """What lot i is worth to a colour, parks by the lots they would double."""
+        """What lot i is worth to a colour, parks by the lots they would double (cached per board)."""
+        key = i * 4 + color
+        if key not in self._worth:
+            self._worth[key] = self._compute_worth(i, color)
+        return self._worth[key]
+
+    def _compute_worth(self, i: int, color: int) -> float:
         if LOT_VALUE[i] == 0:
             v = sum(LOT_VALUE[j] * conf for j in PARK_PAIRS[i] for w, conf in [self.proj[j]] if w == color)
             v *= 0.8
@@ -93,44 +101,75 @@ class Board:
         return self.weights[w] * conf * self.worth(i, w)
 
 
-def allocate(board: Board, hand: list[int], sign: float = 1.0) -> tuple[float, list[tuple[int, int]]]:
-    """Best split of the hand over the open lots for ``sign`` * my value: (gain, [(colour, lot), ...])."""
-    have = [hand.count(c) for c in range(len(COLORS))]
-    subs = [s for s in itertools.product(*(range(h + 1) for h in have))]
-    index = {s: k for k, s in enumerate(subs)}
-    full = index[tuple(have)]
-    dp: dict[int, tuple[float, list]] = {full: (0.0, [])}
+@functools.lru_cache(maxsize=64)
+def _tables(have: tuple[int, ...]) -> tuple[list[tuple[int, ...]], int, int, list[list[int]]]:
+    """Sub-multisets of a hand, the full and empty ones, and ``minus[r][s]`` = index of r - s (or -1)."""
+    subs = list(itertools.product(*(range(h + 1) for h in have)))
+    index = {sub: k for k, sub in enumerate(subs)}
+    minus = [[index.get(tuple(a - b for a, b in zip(r, sub, strict=True)), -1) for sub in subs] for r in subs]
+    return subs, index[have], index[(0,) * len(have)], minus
+
+
+def _gains(board: Board, subs: list[tuple[int, ...]]) -> list[tuple[int, list[tuple[int, float]]]]:
+    """Per open lot, the change in my value for every non-empty part of the hand that fits on it."""
+    out = []
     for i in range(NLOTS):
         if board.closed[i]:
             continue
         counts = board.lots[i]
         room = MAX_ON_LOT - sum(counts)
         base = board.lot_value(i, counts)
-        gains = {}
-        for s in subs:
-            k = sum(s)
-            if 0 < k <= room:
-                gains[s] = sign * (board.lot_value(i, [a + b for a, b in zip(counts, s, strict=True)]) - base)
-        new = dict(dp)
-        for r_idx, (val, plan) in dp.items():
-            r = subs[r_idx]
-            for s, g in gains.items():
-                if all(a <= b for a, b in zip(s, r, strict=True)):
-                    rest = index[tuple(b - a for a, b in zip(s, r, strict=True))]
-                    cand = val + g
-                    if rest not in new or cand > new[rest][0]:
-                        new[rest] = (cand, plan + [(c, i) for c in range(len(COLORS)) for _ in range(s[c])])
+        row = []
+        for k, sub in enumerate(subs):
+            if 0 < sum(sub) <= room:
+                row.append((k, board.lot_value(i, [a + b for a, b in zip(counts, sub, strict=True)]) - base))
+        out.append((i, row))
+    return out
+
+
+def allocate(board: Board, hand: list[int], sign: float = 1.0,
+             gains: list | None = None) -> tuple[float, list[tuple[int, int]]]:
+    """Best split of the hand over the open lots for ``sign`` * my value: (gain, [(colour, lot), ...]).
+
+    A knapsack over lots whose capacity is the hand's sub-multisets (at most 16 of them)."""
+    have = tuple(hand.count(c) for c in range(len(COLORS)))
+    subs, full, zero, minus = _tables(have)
+    if gains is None:
+        gains = _gains(board, subs)
+    neg = float("-inf")
+    dp = [neg] * len(subs)
+    dp[full] = 0.0
+    back = []
+    for i, row in gains:
+        new = dp[:]  # nothing on this lot
+        choice: list[tuple[int, int] | None] = [None] * len(subs)
+        for r, value in enumerate(dp):
+            if value == neg:
+                continue
+            rest_of = minus[r]
+            for k, g in row:
+                rest = rest_of[k]
+                if rest >= 0 and value + sign * g > new[rest]:
+                    new[rest] = value + sign * g
+                    choice[rest] = (r, k)
+        back.append((i, choice))
         dp = new
-    zero = index[tuple(0 for _ in have)]
-    if zero not in dp:  # cannot happen (an open lot always has room); place anywhere
+    if dp[zero] == neg:  # cannot happen (an open lot always has room)
         return 0.0, []
-    return dp[zero]
+    plan, at = [], zero
+    for i, choice in reversed(back):
+        if choice[at] is not None:
+            at, k = choice[at]
+            plan += [(c, i) for c in range(len(COLORS)) for _ in range(subs[k][c])]
+    return dp[zero], plan
 
 
 def swing(board: Board, hand: list[int]) -> float:
     """What buying these cubes is worth to me: my best allocation against an opponent's worst for me."""
-    best, _ = allocate(board, hand, 1.0)
-    worst, _ = allocate(board, hand, -1.0)
+    subs = _tables(tuple(hand.count(c) for c in range(len(COLORS))))[0]
+    gains = _gains(board, subs)
+    best, _ = allocate(board, hand, 1.0, gains)
+    worst, _ = allocate(board, hand, -1.0, gains)
     return best + worst
 
 
