@@ -13,10 +13,19 @@ opponent they hurt most, which is usually the leader.
 from __future__ import annotations
 
 import random
-from functools import cache
-from math import comb
+from functools import cache, lru_cache
+from math import comb, factorial
 
-from service.games.dice_party import MOBS, PARTY_PEOPLE, PROVOKE_MIN, STEAL_FACE, VIPS, WALLETS_TO_WIN, growth
+from service.games.dice_party import (
+    MOBS,
+    PARTY_PEOPLE,
+    PROVOKE_MIN,
+    SET_SIZE,
+    STEAL_FACE,
+    VIPS,
+    WALLETS_TO_WIN,
+    growth,
+)
 
 HORIZON = 40  # turns of each party the race looks ahead
 
@@ -25,15 +34,15 @@ HORIZON = 40  # turns of each party the race looks ahead
 @cache
 def _sum_dist(k: int) -> tuple[float, ...]:
     """Distribution of the pip total of k dice (index = total)."""
-    dist = [1.0]
-    for _ in range(k):
-        new = [0.0] * (len(dist) + 6)
-        for s, p in enumerate(dist):
-            if p:
-                for f in range(1, 7):
-                    new[s + f] += p / 6
-        dist = new
-    return tuple(dist)
+    if k == 0:
+        return (1.0,)
+    prev = _sum_dist(k - 1)
+    new = [0.0] * (len(prev) + 6)
+    for s, p in enumerate(prev):
+        if p:
+            for f in range(1, 7):
+                new[s + f] += p / 6
+    return tuple(new)
 
 
 @cache
@@ -53,22 +62,25 @@ def p_escalate(mobs: int, guests: int) -> float:
     return total
 
 
-def _egf(limit: int) -> list[float]:
-    coeffs = [1.0]
-    for k in range(1, limit + 1):
-        coeffs.append(coeffs[-1] / k)
-    return coeffs
+@cache
+def _quiet_rolls(j: int) -> tuple[float, ...]:
+    """Coefficients of A4(x)^j A3(x)^(6-j) (Ai: exponential series cut at x^i/i!), up to x^SET_SIZE.
 
-
-def _poly_mul(a: list[float], b: list[float], cap: int) -> list[float]:
-    out = [0.0] * min(len(a) + len(b) - 1, cap + 1)
-    for i, x in enumerate(a):
-        if x:
-            for j, y in enumerate(b):
-                if i + j > cap:
-                    break
-                out[i + j] += x * y
-    return out
+    v! [x^v] of it counts the rolls of v VIPs with at most 4 on each of j faces and at most 3 on
+    the other 6-j faces.
+    """
+    a4 = [1 / factorial(k) for k in range(5)]
+    a3 = a4[:4]
+    poly = [1.0] + [0.0] * SET_SIZE
+    for factor in [a4] * j + [a3] * (6 - j):
+        out = [0.0] * (SET_SIZE + 1)
+        for i, x in enumerate(poly):
+            if x:
+                for k, y in enumerate(factor):
+                    if i + k <= SET_SIZE:
+                        out[i + k] += x * y
+        poly = out
+    return tuple(poly)
 
 
 @cache
@@ -80,29 +92,18 @@ def _surjections(m: int, j: int) -> int:
 def p_millionaire(vips: int, mobs: int) -> float:
     """P(5+ VIPs share a face, or 4+ share a face no Mob shows) on one roll (Millionär eingetroffen?).
 
-    Counted exactly: given the set of faces the Mobs show (size j), the VIP rolls without a
-    millionaire are v! [x^v] A4(x)^j A3(x)^(6-j), Ai the exponential series truncated at i.
+    Counted exactly: the Mobs show some set of j faces (by symmetry only j matters); given that,
+    a VIP roll brings no millionaire when it has at most 4 on those faces and at most 3 elsewhere.
     """
     if vips < 4:
         return 0.0
-    a4, a3 = _egf(4), _egf(3)
-    fact = 1.0
-    for k in range(2, vips + 1):
-        fact *= k
+    if vips > SET_SIZE:
+        return 1.0
     none = 0.0
     for j in range(0, min(6, mobs) + 1):
-        p_set = 1.0 if mobs == 0 else comb(6, j) * _surjections(mobs, j) / 6 ** mobs
-        if mobs == 0 and j:
-            continue
-        if not p_set:
-            continue
-        poly = [1.0]
-        for _ in range(j):
-            poly = _poly_mul(poly, a4, vips)
-        for _ in range(6 - j):
-            poly = _poly_mul(poly, a3, vips)
-        ways = poly[vips] * fact if vips < len(poly) else 0.0
-        none += p_set * ways / 6 ** vips
+        p_set = (1.0 if j == 0 else 0.0) if mobs == 0 else comb(6, j) * _surjections(mobs, j) / 6 ** mobs
+        if p_set:
+            none += p_set * _quiet_rolls(j)[vips] * factorial(vips) / 6 ** vips
     return max(0.0, 1.0 - none)
 
 
@@ -116,33 +117,50 @@ def p_wallets(party_people: int, need: int) -> float:
 
 
 # -- the race -------------------------------------------------------------------------------------
-def hazards(party: dict[str, int], wallets: int, millionaire_counts: bool, incoming: int) -> tuple[float, float]:
+@cache
+def hazards(pp: int, vips: int, mobs: int, wallets: int, millionaire_counts: bool,
+            incoming: int) -> tuple[float, float]:
     """(win, escalate) chances of a party's next turn; ``incoming`` Mobs it may receive first."""
-    g = party[PARTY_PEOPLE] + party[VIPS]
-    m = party[MOBS]
-    if g + m == 0:
+    g = pp + vips
+    if g + mobs == 0:
         return 0.0, 0.0
-    e = 0.5 * p_escalate(m, g) + 0.5 * p_escalate(m + incoming, g)
-    w = 0.0
-    if millionaire_counts:
-        w = p_millionaire(party[VIPS], m)
-    w = 1 - (1 - w) * (1 - p_wallets(party[PARTY_PEOPLE], WALLETS_TO_WIN - wallets))
+    e = 0.5 * p_escalate(mobs, g) + 0.5 * p_escalate(mobs + incoming, g)
+    w = p_millionaire(vips, mobs) if millionaire_counts else 0.0
+    w = 1 - (1 - w) * (1 - p_wallets(pp, WALLETS_TO_WIN - wallets))
     return (1 - e) * w, e
 
 
-def race(me: tuple[float, float], others: list[tuple[float, float]]) -> float:
-    """P(I win) if every party keeps its per-turn hazards; the others move before my next turn."""
+@lru_cache(maxsize=1 << 16)  # float keys: bounded, a worker plays many matches
+def race(me: tuple[float, float], others: tuple[tuple[float, float], ...]) -> float:
+    """P(I win) if every party keeps its per-turn hazards; the others move before my next turn.
+
+    After k rounds opponent j has ended (won or escalated) with probability 1 - (1 - r_j)^k; I win
+    when all of them escalated first, or when I win on my turn while none has won and one is left.
+    """
     w_me, e_me = me
-    alive_me = 1.0
-    total = 0.0
-    q_prev = 0.0
-    for k in range(1, HORIZON + 1):
-        n_k, q_k = 1.0, 1.0
-        for w, e in others:
+    active = [(w, e, 1 - w - e) for w, e in others if w + e > 0]
+    if len(active) < len(others):
+        # an opponent who can neither win nor escalate is never eliminated: only my own win counts
+        n_k, total, alive_me = 1.0, 0.0, 1.0
+        stay = [1.0] * len(active)
+        for _ in range(HORIZON):
+            n_k = 1.0
+            for i, (w, e, keep) in enumerate(active):
+                stay[i] *= keep
+                n_k *= 1 - w / (w + e) * (1 - stay[i])
+            total += alive_me * w_me * n_k
+            alive_me *= 1 - w_me - e_me
+        return total
+    stay = [1.0] * len(active)
+    alive_me, total, q_prev = 1.0, 0.0, 0.0
+    for _ in range(HORIZON):
+        n_k = q_k = 1.0
+        for i, (w, e, keep) in enumerate(active):
+            stay[i] *= keep
+            done = 1 - stay[i]
             r = w + e
-            done = 1 - (1 - r) ** k if r else 0.0
-            n_k *= 1 - (w / r) * done if r else 1.0
-            q_k *= (e / r) * done if r else 0.0
+            n_k *= 1 - w / r * done
+            q_k *= e / r * done
         total += alive_me * ((q_k - q_prev) + w_me * (n_k - q_k))
         alive_me *= 1 - w_me - e_me
         q_prev = q_k
@@ -155,13 +173,18 @@ def _value(view: dict, seat: int, parties: list[dict], wallets: int) -> float:
     alive = [s for s in range(view["players"]) if view["in_round"][s]]
     full = view["full_game"]
 
+    vips = sum(parties[o][VIPS] for o in alive)
+    spread = 3 * max(1, len(alive) - 1)
+
     def rates(s: int) -> tuple[float, float]:
         counts = not (full and "millionaire" in view["standings"][s]["conditions"])
-        incoming = sum(parties[o][VIPS] for o in alive if o != s) // (3 * max(1, len(alive) - 1))
-        return hazards(parties[s], wallets if s == seat else view["wallets"][s], counts, incoming + 1)
+        p = parties[s]
+        incoming = (vips - p[VIPS]) // spread + 1  # Mobs the others' provocations may bring first
+        return hazards(p[PARTY_PEOPLE], p[VIPS], p[MOBS], wallets if s == seat else view["wallets"][s], counts,
+                       incoming)
 
     me = rates(seat)
-    others = [rates(s) for s in alive if s != seat]
+    others = tuple(rates(s) for s in alive if s != seat)
     # Bigger parties weather future Mobs better: a small nudge toward growth breaks early ties.
     guests = parties[seat][PARTY_PEOPLE] + parties[seat][VIPS]
     return race(me, others) + 0.002 * guests - 0.003 * parties[seat][MOBS]
