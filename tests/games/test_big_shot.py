@@ -676,7 +676,7 @@ def test_views_are_json_and_show_the_table():
     json.dumps(v)
     assert v["you"] == 1 and v["turn"] == GAME.to_act(s)[0] and v["phase"] == "bidding"
     assert len(v["lots"]) == 13 and len(v["spaces"]) == 18 and v["balances"] == [10, 10, 10, 10]
-    assert v["spaces"][v["broker"]]  # the cubes up for auction
+    assert v["spaces"][v["broker"]] and v["auction"]["cubes"] == v["spaces"][v["broker"]]  # up for auction
 
 
 # -- bots ---------------------------------------------------------------------------------
