@@ -27,6 +27,12 @@ Decisions taken here where the book and RULINGS.md are silent:
   right after the deal is scored at once.  The ex-celebrity variant is a one-hand game: it
   cannot be combined with ``three_hands``; its four celebrities lose their four highest ids.
 - The winner is the highest worth (three-hand game: total over the hands); a tie shares the win.
+  The winner of a hand (who starts the next) is its highest worth; a tie goes to the tied player
+  first clockwise from that hand's starter (RULINGS.md).
+- Each hand's worth, cash included, is announced at its reckoning (the book records it); the
+  bank's ledger is never shown before the end, as it would give away the sum of the hidden cash.
+- A Stunk sale names a celebrity (its photos are alike); Phase 4 and the 3-player hotbed name
+  card ids, because which card leaves a hand decides what the left-hand neighbour still sees.
 """
 
 from __future__ import annotations
@@ -201,6 +207,11 @@ def reckoning(owned: list[list[int]], markers: list[int], cash: list[int], penal
         out.append({"cash": cash[seat], "photos": photos, "photo_value": value, "exclusive": exclusive,
                     "bonus": bonus, "penalties": penalties[seat], "worth": worth})
     return out
+
+
+def ids(cards: list[dict]) -> list[int]:
+    """Card ids back from the card dicts of a view."""
+    return [c["id"] for c in cards]
 
 
 class Paparazzo(Game):
@@ -720,7 +731,6 @@ class Paparazzo(Game):
         the starting capital less half the current value of the photos they own, a rough guess.
         """
         n = view["players"]
-        ids = lambda cards: [c["id"] for c in cards]  # noqa: E731
         removed = next((c for c, x in enumerate(view["celebrities"]) if not x["in_play"]), None)
         market = [None if c is None else c["id"] for c in view["market"]]
         owned = [ids(p) for p in view["owned"]]

@@ -473,6 +473,21 @@ def test_three_hands_tie_goes_clockwise_from_last_starter():
     assert state["starter"] == 0 and state["hand_no"] == 2
 
 
+def test_three_hands_short_deck_ends_hands_at_once():
+    """paparazzo.txt, Playing the Game Over Three Rounds; RULINGS.md decision in the module: when the
+    cards left cannot fill a market, the hand's end condition holds at once and it is scored."""
+    state = build(3, hands=["", "A", ""], market=["D", "B", None], mediator=0, three_hands=True)
+    state["out"] = state["deck"][8:]
+    state["deck"] = state["deck"][:8]
+    act(state, 0, {"type": "select", "slot": 1})
+    act(state, 1, {"type": "pass"})
+    act(state, 2, {"type": "pass"})  # seat 0 takes B free; D and B (1 photo each) are ruined
+    check_invariants(state)
+    assert GAME.is_over(state) and len(state["hand_results"]) == 3
+    assert [[r["worth"] for r in h] for h in state["hand_results"][1:]] == [[15_000] * 3] * 2
+    assert state["ex"][D] and state["ex"][CELEBRITIES.index("B")]
+
+
 def test_three_hands_totals_over_three_hands():
     """paparazzo.txt, Playing the Game Over Three Rounds, The Reckoning: the winner has the highest
     combined total after three hands."""
