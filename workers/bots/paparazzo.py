@@ -18,6 +18,7 @@ from service.games.paparazzo import BONUS_PER_PHOTO, CELEBRITIES, DECK_SIZE, PHO
 
 K = len(CELEBRITIES)
 PLAYED_SHARE = 0.7  # roughly the share of hand cards that reach the market before the end
+PRICE_GUESS = 0.6  # what the others are expected to offer, as a share of the photo's expected value
 MEDIATOR_KEEP = 0.35  # a mediator buys only if the gain beats this share of the price (lost commission)
 
 
@@ -151,13 +152,15 @@ def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict
         if seat == view["mediator"]:
             return {"type": "buy"} if gain > MEDIATOR_KEEP * price else {"type": "decline"}
         return {"type": "buy"} if gain - price / 2 / max(1, est.n - 1) > 0 else {"type": "decline"}
-    # Selection: the photo I want most (I buy first, or take it free), or a sale to Stunk.
+    # Selection: a market photo (I may buy it first at the others' price, or else earn half of
+    # it as commission), or a sale to Stunk when that cash beats both.
     best, best_score = None, float("-inf")
     for m in moves:
         if m["type"] == "select":
             card = view["market"][m["slot"]]
             c = card["id"] // PHOTOS_EACH
-            score = 0.5 * est.worth(c) + 0.5 * est.markers[c] * 1_000
+            price = max(est.markers[c] * 1_000, PRICE_GUESS * est.photo_value(c))
+            score = max(est.worth(c) - price, price / 2)
         else:
             c = CELEBRITIES.index(m["celebrity"])
             now = VALUES[est.markers[c]]
