@@ -21,7 +21,7 @@ from rq.serializers import JSONSerializer
 from service.config import Settings
 from service.games import GAMES, Game, GameError
 from service.problems import Problem
-from service.store import PENDING, Conflict, Match, Store, dumps, idem_key
+from service.store import PENDING, AlreadyAnswered, Conflict, Match, Store, dumps, idem_key
 from workers.bots import bot_kinds
 
 HOST = -1  # the host token's entry in the auth table
@@ -80,16 +80,19 @@ class Referee:
             raise Problem("bad_token", "That token belongs to no seat of this match.")
         return seat
 
-    def _commit(self, match_id: str, decide, after=None) -> tuple[Match, Any]:
+    def _commit(self, match_id: str, decide, idempotent=None) -> tuple[Match, Any]:
         try:
-            return self.store.commit(match_id, decide, after)
+            return self.store.commit(match_id, decide, self._enqueue_next, idempotent)
         except LookupError:
             raise Problem("unknown_match", f"There is no match {match_id!r} (it may have expired).") from None
         except Conflict:
             raise Problem("busy", "The match changed too often while this request was applied; retry.") from None
 
     def _enqueue_jobs(self, pipe: Pipeline, match: Match, version: int) -> None:
-        """Queue what the match owes at ``version``: bot turns, or its scoring."""
+        """Queue what the match owes at ``version`` (bot turns, or its scoring); nothing if nothing.
+
+        A match that owes a job is noted in PENDING for the sweeper, which drops it once it owes none.
+        """
         owed = False
         if match.status == ACTIVE:
             game = GAMES[match.game]
@@ -102,8 +105,9 @@ class Referee:
             owed = True
         if owed:
             pipe.zadd(PENDING, {match.id: time.time()})
-        else:
-            pipe.zrem(PENDING, match.id)
+
+    def _enqueue_next(self, pipe: Pipeline, match: Match) -> None:
+        self._enqueue_jobs(pipe, match, match.version + 1)
 
     def enqueue_bot_turn(self, match_id: str, seat: int, version: int, pipe: Pipeline | None = None) -> None:
         self.queue.enqueue_call(
@@ -161,9 +165,6 @@ class Referee:
         return {"id": match_id, "game": game.name, "status": match.status, "host_token": host_token,
                 "seats": out_seats}
 
-    def _after_plain(self, pipe: Pipeline, match: Match, _outcome: Any) -> None:
-        self._enqueue_jobs(pipe, match, match.version + 1)
-
     def _maybe_start(self, match: Match) -> None:
         if all(s["joined"] for s in match.meta["seats"]):
             match.status = ACTIVE
@@ -195,7 +196,7 @@ class Referee:
             self._maybe_start(match)
             return chosen
 
-        match, chosen = self._commit(match_id, decide, self._after_plain)
+        match, chosen = self._commit(match_id, decide)
         return {"id": match_id, "seat": chosen, "name": name, "token": token, "status": match.status}
 
     def snapshot(self, match_id: str, token: str | None, since: int | None = None, wait: float = 0) -> dict:
@@ -293,22 +294,30 @@ class Referee:
                 events=[public_event(e) for e in match.new_events if visible(e, seat)])
             return seat
 
-        def after(pipe: Pipeline, match: Match, seat: int) -> None:
-            self._enqueue_jobs(pipe, match, match.version + 1)
-            if idempotency_key is not None:
-                pipe.set(idem_key(match.id, str(seat), idempotency_key), dumps(answer), ex=24 * 3600)
+        def idempotent(match: Match, seat: int) -> tuple[str, str] | None:
+            if idempotency_key is None:
+                return None
+            return idem_key(match.id, str(seat), idempotency_key), dumps(answer)
 
         try:
-            self._commit(match_id, decide, after)
+            self._commit(match_id, decide, idempotent)
+        except AlreadyAnswered:
+            return self._earlier_answer(match_id, token, idempotency_key)
         except Problem as exc:
-            if exc.code == "stale_version" and idempotency_key is not None and token is not None:
-                # a concurrent replay of the same key may have won: answer as it did
-                seat = self._player_seat(self._load(match_id), token)
-                earlier = self.store.idempotent_answer(match_id, str(seat), idempotency_key)
+            if idempotency_key is not None and token is not None and exc.code != "bad_token":
+                # the same key may have been answered while this request was refused: answer as then
+                earlier = self._earlier_answer(match_id, token, idempotency_key, required=False)
                 if earlier is not None:
                     return earlier
             raise
         return answer
+
+    def _earlier_answer(self, match_id: str, token: str | None, key: str | None, required: bool = True) -> dict | None:
+        seat = self._player_seat(self._load(match_id), token)
+        earlier = self.store.idempotent_answer(match_id, str(seat), key or "")
+        if earlier is None and required:
+            raise Problem("busy", "This Idempotency-Key is being answered; retry.")
+        return earlier
 
     def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 500) -> dict:
         match = self._load(match_id)
@@ -374,7 +383,7 @@ class Referee:
             match.status = "aborted"
             match.emit([{"type": "match_aborted", "data": {}, "to": "all"}])
 
-        match, _ = self._commit(match_id, decide, self._after_plain)
+        match, _ = self._commit(match_id, decide)
         return {"id": match_id, "status": match.status, "version": match.version}
 
     # -- worker side ----------------------------------------------------------------------------
@@ -401,7 +410,7 @@ class Referee:
             return True
 
         try:
-            _, done = self.store.commit(match_id, decide, self._after_plain)
+            _, done = self.store.commit(match_id, decide, self._enqueue_next)
         except LookupError:
             return False
         return done

@@ -6,8 +6,9 @@ Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
 - ``ref:{m:<id>}:events`` stream; entry ``0-<seq>`` holds one event (``to``, ``type``, ``data``, ``v``)
 - ``ref:{m:<id>}:idem:<seat>:<key>`` the first answer to a move sent with an Idempotency-Key
 
-A commit is WATCH on the hash, read, decide, then MULTI/EXEC writing the hash, the events, the
-expiry and any RQ job together; a concurrent commit makes EXEC fail and the caller re-decides.
+A commit reads the hash, decides, then writes the hash, the events and the expiry only if the
+version is still the one it read: a Lua compare-and-set, or WATCH/MULTI/EXEC when an RQ job
+must commit in the same transaction.  A concurrent commit makes it fail and the caller re-decides.
 Nothing about a match is kept in process memory between requests.
 """
 
@@ -84,11 +85,32 @@ class Conflict(Exception):
     """The match changed under a commit more often than the retry budget allows."""
 
 
+class AlreadyAnswered(Exception):
+    """The commit's idempotency key was used by an earlier commit: nothing new is applied."""
+
+
+# The compare-and-set of a commit that owes no job: KEYS hash, events[, idempotency key];
+# ARGV version read, ttl, idempotent answer, field count, fields..., (event id, event)...
+CAS = """
+if KEYS[3] and redis.call('EXISTS', KEYS[3]) == 1 then return 2 end
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
+local n = tonumber(ARGV[4])
+redis.call('HSET', KEYS[1], unpack(ARGV, 5, 4 + 2 * n))
+for i = 5 + 2 * n, #ARGV, 2 do redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1]) end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+if KEYS[3] then redis.call('SET', KEYS[3], ARGV[3], 'EX', %d) end
+return 1
+"""
+IDEM_TTL = 24 * 3600
+
+
 class Store:
     def __init__(self, client: redis.Redis, finished_ttl: int, abandoned_ttl: int) -> None:
         self.redis = client
         self.finished_ttl = finished_ttl
         self.abandoned_ttl = abandoned_ttl
+        self._cas_script = client.register_script(CAS % IDEM_TTL)
 
     # -- reading --------------------------------------------------------------------------
     def load(self, match_id: str) -> Match | None:
@@ -123,44 +145,75 @@ class Store:
         self,
         match_id: str,
         decide: Callable[[Match], Any],
-        after: Callable[[Pipeline, Match, Any], None] | None = None,
+        enqueue: Callable[[Pipeline, Match], None] | None = None,
+        idempotent: Callable[[Match, Any], tuple[str, str] | None] | None = None,
         retries: int = 50,
     ) -> tuple[Match, Any]:
-        """Run ``decide`` on the current match and write its changes atomically.
+        """Run ``decide`` on the current match and write its changes as one compare-and-set.
 
         ``decide`` mutates the match and emits events (raising, or emitting nothing, writes
-        nothing); ``after`` adds
-        more commands (RQ jobs, an idempotent answer) to the same MULTI.  On a concurrent
-        change ``decide`` runs again on the fresh match.  Returns (match, decide's value).
+        nothing).  ``enqueue`` says whether the new match owes a job, by adding RQ commands to a
+        pipeline; ``idempotent`` names a (key, answer) to store with the commit.  A plain commit
+        is one read and one Lua compare-and-set on the version; a commit that owes a job uses
+        WATCH/MULTI so the job and the state commit together.  On a concurrent change
+        ``decide`` runs again on the fresh match.  Returns (match, decide's value).
         """
         key = match_key(match_id)
-        with self.redis.pipeline() as pipe:
-            for _ in range(retries):
-                try:
-                    pipe.watch(key)
-                    raw = pipe.hmget(key, FIELDS)
-                    if raw[0] is None:
-                        pipe.unwatch()
-                        raise LookupError(match_id)
-                    match = Match.from_raw(match_id, raw)
-                    outcome = decide(match)
-                    if not match.new_events:  # every change writes an event: none means no change
-                        pipe.unwatch()
-                        return match, outcome
-                    pipe.multi()
-                    pipe.hset(key, mapping=self._fields(match, full=match.meta_changed, version=match.version + 1))
-                    self._write_events(pipe, match)
-                    self._expire(pipe, match)
-                    if after is not None:
-                        after(pipe, match, outcome)
-                    pipe.execute()
-                    match.version += 1
-                    return match, outcome
-                except redis.WatchError:
-                    continue
-                finally:
-                    pipe.reset()
+        for _ in range(retries):
+            raw = self.redis.hmget(key, FIELDS)
+            if raw[0] is None:
+                raise LookupError(match_id)
+            match = Match.from_raw(match_id, raw)
+            outcome = decide(match)
+            if not match.new_events:  # every change writes an event: none means no change
+                return match, outcome
+            idem = idempotent(match, outcome) if idempotent else None
+            jobs = self.redis.pipeline()
+            jobs.multi()
+            if enqueue is not None:
+                enqueue(jobs, match)
+            if len(jobs) <= 1 and self._cas(match, idem):  # only the MULTI itself: no job owed
+                match.version += 1
+                return match, outcome
+            if len(jobs) > 1 and self._watch_commit(match, idem, enqueue):
+                match.version += 1
+                return match, outcome
         raise Conflict(match_id)
+
+    def _cas(self, match: Match, idem: tuple[str, str] | None) -> bool:
+        fields = self._fields(match, full=match.meta_changed, version=match.version + 1)
+        args: list[Any] = [match.version, self._ttl(match), idem[1] if idem else "", len(fields)]
+        for k, v in fields.items():
+            args += [k, v]
+        for e in match.new_events:
+            args += [f"0-{e['seq']}", dumps(e)]
+        keys = [match_key(match.id), events_key(match.id)] + ([idem[0]] if idem else [])
+        done = self._cas_script(keys=keys, args=args)
+        if done == 2:
+            raise AlreadyAnswered(idem[0] if idem else "")
+        return bool(done)
+
+    def _watch_commit(self, match: Match, idem: tuple[str, str] | None,
+                      enqueue: Callable[[Pipeline, Match], None]) -> bool:
+        key = match_key(match.id)
+        with self.redis.pipeline() as pipe:
+            try:
+                pipe.watch(key, *([idem[0]] if idem else []))
+                if idem and pipe.exists(idem[0]):
+                    raise AlreadyAnswered(idem[0])
+                if int(pipe.hget(key, "version") or -1) != match.version:
+                    return False
+                pipe.multi()
+                pipe.hset(key, mapping=self._fields(match, full=match.meta_changed, version=match.version + 1))
+                self._write_events(pipe, match)
+                self._expire(pipe, match)
+                if idem:
+                    pipe.set(idem[0], idem[1], ex=IDEM_TTL)
+                enqueue(pipe, match)
+                pipe.execute()
+                return True
+            except redis.WatchError:
+                return False
 
     def _fields(self, match: Match, full: bool, version: int) -> dict:
         fields = {
@@ -181,7 +234,9 @@ class Store:
         for e in match.new_events:
             pipe.xadd(key, {"e": dumps(e)}, id=f"0-{e['seq']}")
 
+    def _ttl(self, match: Match) -> int:
+        return self.finished_ttl if match.status in ("finished", "aborted") else self.abandoned_ttl
+
     def _expire(self, pipe: Pipeline, match: Match) -> None:
-        ttl = self.finished_ttl if match.status in ("finished", "aborted") else self.abandoned_ttl
         for key in (match_key(match.id), events_key(match.id)):
-            pipe.expire(key, ttl)
+            pipe.expire(key, self._ttl(match))

@@ -94,10 +94,13 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
                 ref.enqueue_scoring(match_id)
                 requeued += 1
         else:
-            game_seats = match.meta["seats"]
-            for seat in GAMES[match.game].to_act(match.state):
-                job_id = f"bot_{match_id}_{seat}_{match.version}"
-                if game_seats[seat].get("bot") and not _job_alive(ref.redis, job_id, grace):
+            seats = match.meta["seats"]
+            bots = [s for s in GAMES[match.game].to_act(match.state) if seats[s].get("bot")]
+            if not bots:  # a human is to act: nothing owed until a bot is again
+                ref.redis.zrem(PENDING, match_id)
+                continue
+            for seat in bots:
+                if not _job_alive(ref.redis, f"bot_{match_id}_{seat}_{match.version}", grace):
                     ref.enqueue_bot_turn(match_id, seat, match.version)
                     requeued += 1
         ref.redis.zadd(PENDING, {match_id: time.time()})

@@ -56,7 +56,8 @@ class Api(_Api):
         messages = data.get("messages")
         extra = {"errors": messages} if messages else {}
         detail = {
-            "invalid_body": "The body is not valid JSON." if error.code == 400 else "The request does not have the expected shape.",
+            "invalid_body": "The body is not valid JSON." if error.code == 400
+            else "The request does not have the expected shape.",
             "not_found": "There is no such resource; see /openapi.json.",
             "method_not_allowed": "This method is not allowed here.",
             "body_too_large": "The request body is larger than this server accepts.",

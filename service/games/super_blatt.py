@@ -222,7 +222,8 @@ class SuperBlatt(Game):
         state["columns"][column].pop()
         state["hands"][seat].append(card)
         # Book: a special taken as the additional card counts as plain.
-        return [event("took_extra", {"seat": seat, "column": column, "card": CARDS[card]})] + self._end_turn(state, seat)
+        took = event("took_extra", {"seat": seat, "column": column, "card": CARDS[card]})
+        return [took] + self._end_turn(state, seat)
 
     def _steal(self, state: State, seat: int, victim: int, pending: dict) -> list[dict]:
         if victim == seat or not 0 <= victim < state["players"]:

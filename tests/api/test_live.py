@@ -115,28 +115,30 @@ def test_32_threads_on_one_match_only_one_move_per_version(ref):
 
 
 def test_idempotency_key_replays_the_first_answer(ref):
+    """8 concurrent sends of one key, for 12 moves in a row (EXTRA follow-ups included): one apply each."""
     m = ref.create_match("super_blatt", 2, [{"name": "a"}, {"name": "b"}], seed=5)
     tokens = [s["token"] for s in m["seats"]]
-    seat = ref.match(m["id"], tokens[0])["to_act"][0]
-    legal = ref.legal_moves(m["id"], tokens[seat])
-    key = str(uuid.uuid4())
-    answers = []
+    for _ in range(12):
+        snap = ref.match(m["id"], tokens[0])
+        seat = snap["to_act"][0]
+        legal = ref.legal_moves(m["id"], tokens[seat])
+        key = str(uuid.uuid4())
+        answers = []
 
-    def send():
-        try:
-            answers.append(ref.move(m["id"], tokens[seat], legal["moves"][0], idempotency_key=key))
-        except RefereeError as exc:  # pragma: no cover - reported below
-            answers.append(exc.problem)
+        def send():
+            try:
+                answers.append(ref.move(m["id"], tokens[seat], legal["moves"][0], idempotency_key=key))
+            except RefereeError as exc:
+                answers.append(exc.problem)
 
-    threads = [threading.Thread(target=send) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert all(a == answers[0] for a in answers), answers
-    assert ref.match(m["id"], tokens[0])["version"] == legal["version"] + 1
-    again = ref.move(m["id"], tokens[seat], legal["moves"][0], idempotency_key=key)
-    assert again == answers[0]
+        threads = [threading.Thread(target=send) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert all(a == answers[0] for a in answers), answers
+        assert ref.match(m["id"], tokens[0])["version"] == legal["version"] + 1
+        assert ref.move(m["id"], tokens[seat], legal["moves"][0], idempotency_key=key) == answers[0]
 
 
 def test_long_poll_wakes_on_a_move_and_times_out_otherwise(ref):
