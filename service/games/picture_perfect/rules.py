@@ -75,6 +75,7 @@ from .data import (
     TABLE_COLUMNS,
     TABLE_SQUARES,
     row_col,
+    square,
 )
 from .photo import score_photo
 
@@ -204,6 +205,11 @@ GUEST_LIST = tuple({"id": g, "name": GUEST_NAME[g], "gender": GENDER[i], "height
 MAT = {"rows": ROWS, "cols": COLS, "table": [list(t) for t in TABLE_SQUARES],
        "guest_squares": [list(row_col(s)) for s in GUEST_SQUARES],
        "note": "row 1 is nearest the camera; columns 1..4 left to right as the camera sees them"}
+
+
+#: the place moves, built once and shared read-only (the list is the longest this game returns)
+PLACE_MOVES = {g: {s: {"type": "place", "guest": g, "row": row_col(s)[0], "col": row_col(s)[1]}
+                   for s in GUEST_SQUARES} for g in GUESTS}
 
 
 def _bad(message: str, reason: str = "illegal_move") -> IllegalMove:
@@ -1011,10 +1017,10 @@ class PicturePerfect(Game):
 
     def _legal_placement(self, state: State, seat: int) -> list[dict]:
         pl = state["placements"][seat]
-        taken = {tuple(rc) for rc in pl["guests"].values()}
-        free = [row_col(s) for s in GUEST_SQUARES if row_col(s) not in taken]
-        moves = [{"type": "place", "guest": g, "row": r, "col": c} for g in GUESTS if g not in pl["guests"]
-                 for r, c in free]
+        placed = pl["guests"]
+        taken = {square(r, c) for r, c in placed.values()}
+        free = [s for s in GUEST_SQUARES if s not in taken]
+        moves = [PLACE_MOVES[g][s] for g in GUESTS if g not in placed for s in free]
         if state["decorations"][seat] > len(pl["decor"]):
             moves += [{"type": "decorate", "column": c} for c in TABLE_COLUMNS if c not in pl["decor"]]
         if state["vip_at"][seat] is None:
