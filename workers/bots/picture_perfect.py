@@ -29,7 +29,8 @@ from service.games.picture_perfect.photo import Layout
 
 UNKNOWN_BID = 3  # decorations an unseen envelope is worth to us (2 decorations = 1 point)
 PEEK_PRICE = 2
-PLAN_BUDGET = 0.025  # seconds of local search per placement decision
+PLAN_BUDGET = 0.012  # seconds of local search per placement decision
+ADD_BUDGET = 0.008  # then seconds for adding unknown guests (the decision stays well under 50 ms)
 EASY = {"area", "nobody_in_front", "face_hidden", "not_next_to"}
 
 
@@ -127,6 +128,7 @@ class Planner:
         self.vips = {GUEST_INDEX[g]: info["vips"] for g, info in known.items()}
         if view.get("vip") is not None:
             self.vips[GUEST_INDEX[view["vip"]]] = max(self.vips.get(GUEST_INDEX[view["vip"]], 0), 1)
+        self.items = [(g, cs, 1 + self.vips.get(g, 0)) for g, cs in self.cards.items()]
         seen = {c for cs in self.cards.values() for c in cs}
         self.pool = [c for c in range(DECK_SIZE) if c not in seen]
         placement = view["placement"]
@@ -140,10 +142,11 @@ class Planner:
 
     def value(self, lay: Layout) -> float:
         """Exact points of the known guests (unknown ones are weighed only when added)."""
-        total = 0.0
-        for g, cards in self.cards.items():
-            if lay.pos[g] >= 0:
-                total += lay.guest_points(g, cards, self.vips.get(g, 0))
+        total = 0
+        pos, ok = lay.pos, lay.card_ok
+        for g, cards, factor in self.items:
+            if pos[g] >= 0:
+                total += POINTS[ok(cards[0], g) + ok(cards[1], g) + ok(cards[2], g)] * factor
         return total
 
     def unknown_ev(self, lay: Layout, g: int) -> float:
@@ -161,6 +164,8 @@ class Planner:
         self.rng.shuffle(movable)
         for g in movable:  # greedy construction
             self._best_spot(lay, g)
+            if time.perf_counter() >= deadline:
+                break
         improved = True
         while improved and time.perf_counter() < deadline:
             improved = False
@@ -169,7 +174,7 @@ class Planner:
                     improved = True
                 if time.perf_counter() >= deadline:
                     break
-        self._add_unknown(lay)
+        self._add_unknown(lay, max(deadline, time.perf_counter()) + ADD_BUDGET)
         self._decorate(lay)
         return lay
 
@@ -218,15 +223,17 @@ class Planner:
             self._move(lay, h, start)
         return best_v > base + 1e-9
 
-    def _add_unknown(self, lay: Layout) -> None:
+    def _add_unknown(self, lay: Layout, deadline: float) -> None:
         """Unknown guests only where the expected score (theirs and the known guests') rises."""
-        while True:
+        while time.perf_counter() < deadline:
             base = self.value(lay)
             best = None
             best_gain = 0.25
             for g in range(len(GUESTS)):
                 if lay.pos[g] >= 0 or g in self.cards:
                     continue
+                if time.perf_counter() >= deadline:
+                    break
                 for s in GUEST_SQUARES:
                     if lay.at[s] >= 0:
                         continue

@@ -10,12 +10,15 @@ seat saw at its last look into that envelope: a seat's memory, and all it may be
 
 Decisions the books leave open (RULINGS.md settles the rest):
 
+- Round 1's step 1 happens in ``setup``, which returns no events: those first looks are in each
+  seat's view (``known``), like every later look.
 - Step 1 of a round is a simultaneous step for every seat holding an envelope: it looks into
   all of them (a private event) and answers ``ready`` or ``vip`` (adds its VIP card to one of
   them).  Seats whose VIP card is already used are asked too, so nobody learns who used theirs.
 - Exchange cards that say "each player" (Dance, Gifts, Rumors, Theft) run once per round;
   only auction cards give every player a turn as the active player (book: Auctions).
-- Rumors is optional ("may"): ``pass`` is allowed.  Choose Your Partner takes min(2, middle).
+- Rumors is optional ("may"): ``pass`` is allowed; which envelope each player looked into is
+  public once all have chosen (the contents go only to the looker).  Choose Your Partner takes min(2, middle).
   Revelations opens min(2, middle) envelopes and shows their VIP cards too.
 - Forced single choices that follow from public facts are made by the referee: keeping the
   only envelope in Dance, giving the only envelope with 2 players, stealing the only envelope,
