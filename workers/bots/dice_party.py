@@ -7,7 +7,9 @@ are exact next-roll probabilities from its composition: escalation (Mob pips bea
 guests'), a millionaire (4 or 5 equal VIPs), and reaching six wallets.  These per-turn hazards
 feed a race between all parties still in the round: the plan that gives this seat the best
 chance to be the one left standing or the first to win is chosen.  Mobs go first to the
-opponent they hurt most, which is usually the leader.
+opponent they hurt most, which is usually the leader.  Escalation risk is judged pessimistically
+(every party expects Mobs from the others' VIPs before its next roll): that measured best.
+A huge roll plans only small counts and "all of them", which keeps a decision to a few ms.
 """
 
 from __future__ import annotations
@@ -174,12 +176,14 @@ def _value(view: dict, seat: int, parties: list[dict], wallets: int) -> float:
     full = view["full_game"]
 
     vips = sum(parties[o][VIPS] for o in alive)
+    # Mobs a party may receive before its next roll: pessimistic on purpose (4/3 of an average
+    # opponent's VIPs, plus one), which measured best against random provokers.
     spread = 3 * max(1, len(alive) - 1)
 
     def rates(s: int) -> tuple[float, float]:
         counts = not (full and "millionaire" in view["standings"][s]["conditions"])
         p = parties[s]
-        incoming = (vips - p[VIPS]) // spread + 1  # Mobs the others' provocations may bring first
+        incoming = 4 * (vips - p[VIPS]) // spread + 1
         return hazards(p[PARTY_PEOPLE], p[VIPS], p[MOBS], wallets if s == seat else view["wallets"][s], counts,
                        incoming)
 
@@ -241,6 +245,11 @@ def _finish(view: dict, seat: int, parties: list[dict], supplies: list[dict], ro
     return best
 
 
+def _counts(most: int, cap: int = 6) -> list[int]:
+    """Counts worth planning: every small one and all of them (bounds the plans of a huge roll)."""
+    return sorted(set(range(min(most, cap) + 1)) | {most})
+
+
 def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
     """Enumerate this turn's remaining plan and make its first move."""
     phase = view["phase"]
@@ -263,7 +272,7 @@ def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict
             if value > best:
                 best, choice = value, move
         return choice
-    steal_range = range(roll[PARTY_PEOPLE].count(STEAL_FACE) + 1) if phase == "steal" else range(1)
+    steal_range = _counts(roll[PARTY_PEOPLE].count(STEAL_FACE)) if phase == "steal" else [0]
     best, choice = float("-inf"), moves[0]
     for stolen in steal_range:
         if wallets + stolen >= WALLETS_TO_WIN:
@@ -274,7 +283,7 @@ def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict
         after[seat][PARTY_PEOPLE] -= stolen
         sup[seat][PARTY_PEOPLE] += stolen - (1 if stolen and not wallets else 0)  # the counter die
         provocable = sum(1 for v in roll[VIPS] if v >= PROVOKE_MIN)
-        for provoked in range(provocable + 1):
+        for provoked in _counts(provocable):
             trial = [dict(p) for p in after]
             trial_sup = [dict(s) for s in sup]
             trial[seat][VIPS] -= provoked
