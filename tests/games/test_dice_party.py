@@ -645,4 +645,4 @@ def play_bots(players: int, greedy_seat: int, seed: int) -> list[int]:
 def test_greedy_beats_random():
     """Issue 5: greedy must clearly beat random (seat-rotated, two players)."""
     wins = sum(m % 2 in play_bots(2, m % 2, 5000 + m) for m in range(80))
-    assert wins >= 56, wins  # 70 %; the benchmark measures about 85 %
+    assert wins >= 56, wins  # 70 %; the benchmark (clients.bench bots) measures about 96 %
