@@ -112,9 +112,12 @@ def escalates(roll: dict[str, list[int]]) -> bool:
 
 def millionaire(roll: dict[str, list[int]]) -> int | None:
     """Millionär eingetroffen?: the value shown by 5+ VIPs, or by 4+ VIPs and no Mob; else None."""
+    vips = roll[VIPS]
+    if len(vips) < 4:
+        return None
     mobs = set(roll[MOBS])
     for face in (6, 5, 4, 3, 2, 1):
-        n = roll[VIPS].count(face)
+        n = vips.count(face)
         if n >= 5 or (n >= 4 and face not in mobs):
             return face
     return None
@@ -199,7 +202,7 @@ class DiceParty(Game):
                     break
         state["starter"] = state["turn"] = first
         return [event("round_started", {"round": state["round"], "starter": first,
-                                        "start_rolls": state["start_rolls"], "seats": seats})]
+                                        "start_rolls": [dict(a) for a in state["start_rolls"]], "seats": seats})]
 
     # -- whose decision ---------------------------------------------------------------------
     def to_act(self, state: State) -> list[int]:
@@ -219,7 +222,12 @@ class DiceParty(Game):
 
     @staticmethod
     def _provocable(roll: dict[str, list[int]]) -> int:
-        return sum(1 for v in roll[VIPS] if v >= PROVOKE_MIN)
+        count = 0
+        for v in roll[VIPS]:  # highest first
+            if v < PROVOKE_MIN:
+                break
+            count += 1
+        return count
 
     @staticmethod
     def _mob_targets(state: State) -> list[int]:
@@ -280,13 +288,13 @@ class DiceParty(Game):
                 else:
                     step = "send_mobs_wait"
             elif step == "grow":
-                seat = state["turn"]
-                options = [growth(state["roll"], state["supplies"][seat], o)["joined"] for o in ("a", "b")]
-                if any(options):
+                roll, supply = state["roll"], state["supplies"][state["turn"]]
+                pips = {PARTY_PEOPLE: sum(roll[PARTY_PEOPLE]), VIPS: sum(roll[VIPS])}
+                if (pips[PARTY_PEOPLE] >= GROWTH_PIPS and supply[VIPS]) or \
+                        (pips[VIPS] >= GROWTH_PIPS and supply[PARTY_PEOPLE]):
                     step = "grow_wait"
-                else:  # both options bring nobody: nothing to choose
-                    events.append(event("grew", {"seat": seat, "option": None, "kind": None, "wanted": 0, "joined": 0,
-                                                 "mobs": 0, "taken": 0, "removed": {VIPS: 0, PARTY_PEOPLE: 0}}))
+                else:  # both options bring nobody (too few pips or an empty supply): nothing to choose
+                    events.append(event("no_growth", {"seat": state["turn"], "pips": pips}))
                     step = "next"
             if step is not None and step.endswith("_wait"):
                 state["phase"] = step[:-5]
@@ -302,9 +310,9 @@ class DiceParty(Game):
             events.append(event("turn_skipped", {"seat": seat, "reason": "empty_party"}))
             state["roll"] = None
             return "next"
-        roll = {k: roll_dice(rng, party[k]) for k in KINDS}
+        roll = {k: roll_dice(rng, party[k]) if party[k] else [] for k in KINDS}
         state["roll"] = roll
-        events.append(event("rolled", {"seat": seat, "roll": roll}))
+        events.append(event("rolled", {"seat": seat, "roll": {k: list(v) for k, v in roll.items()}}))
         if escalates(roll):
             return self._escalate(state, rng, seat, roll, events)
         face = millionaire(roll)
@@ -393,7 +401,8 @@ class DiceParty(Game):
     def _next_turn(self, state: State, rng: random.Random, events: list[dict]) -> str | None:
         n = state["players"]
         left = [s for s in range(n) if state["in_round"][s]]
-        if all(party_size(state["parties"][s]) == 0 for s in left):
+        if not party_size(state["parties"][state["turn"]]) and all(
+                party_size(state["parties"][s]) == 0 for s in left):
             # Nobody still in the round can ever act again (see the module docstring).
             events.append(event("stalemate", {"seats": left}))
             return self._round_won(state, rng, left, None, events)

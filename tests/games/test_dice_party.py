@@ -272,7 +272,8 @@ def test_no_decision_without_sixes_or_high_vips():
     assert s["phase"] == "grow"  # 10 PP pips -> 1 VIP, 6 VIP pips -> 1 Party-People: a real choice
     s = table([party(), party(2, 2)])
     events = begin(s, 0, pp=[2, 1], vips=[3, 1], then=STOP)
-    assert types(events) == ["rolled", "grew", "rolled"] and events[1]["data"]["joined"] == 0
+    assert types(events) == ["rolled", "no_growth", "rolled"] and events[1]["data"]["pips"] == {PARTY_PEOPLE: 3,
+                                                                                                 VIPS: 4}
     assert s["turn"] == 1 and s["phase"] == "steal"
 
 
