@@ -3,7 +3,8 @@
 Rules: shared/rules/dice_party.de.txt (German; its FAQ settles most questions) and the
 "Dice Party" section of RULINGS.md.  Every roll is the referee's: the start roll ("Das
 Vorglühen") and each turn's roll ("Party schmeißen") happen automatically and are reported in
-events.  A turn's decisions are small moves, in the book's order:
+events (``round_started``, ``rolled``); those made in ``setup``, which returns no events, are in
+the view (``start_rolls``, ``roll``).  A turn's decisions are small moves, in the book's order:
 
 - ``steal``     ("Brieftaschen klauen"): how many Party-People showing 6 to rob (0 declines);
 - ``provoke``   ("Gäste provozieren"): how many VIPs showing 4+ to provoke, highest first;
@@ -13,7 +14,7 @@ events.  A turn's decisions are small moves, in the book's order:
   (a Party-People per 6 VIP pips).
 
 A decision without a real choice is made by the referee (no 6s to rob, no VIP at 4+, a single
-opponent left for the Mobs, both growth options bringing nobody).  Everything at this table is
+opponent left for the Mobs, both growth options bringing nobody: event ``no_growth``).  Everything at this table is
 public: the view shows every party, supply, wallet counter and the current roll.  The state
 never holds a future roll, so nothing can leak.
 
