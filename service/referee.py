@@ -275,10 +275,13 @@ class Referee:
                               f"Expected version {expected_version} but the match is at {match.version}.",
                               version=match.version)
             game = GAMES[match.game]
+            try:
+                parsed = game.parse_move(move)  # a malformed move is refused as such, whoever's turn it is
+            except GameError as exc:
+                raise Problem(exc.code, exc.message, reason=exc.reason) from None
             if seat not in game.to_act(match.state):
                 raise Problem("not_your_turn", f"Seat {seat} is not to act now.")
             try:
-                parsed = game.parse_move(move)
                 events = game.apply(match.state, seat, parsed, match_rng(match.meta["seed"], match.version))
             except GameError as exc:
                 raise Problem(exc.code, exc.message, reason=exc.reason) from None

@@ -28,6 +28,29 @@ def test_readme_curl_walkthrough(server, tmp_path):
     assert out.returncode == 0, out.stderr
     last = json.loads(out.stdout.strip().splitlines()[-1])
     assert last["status"] == "finished" and last["winners"]
-    assert '"code": "invalid_move"' in out.stdout
+    assert '"invalid_move"' in out.stdout
     events = json.loads((tmp_path / "events.json").read_text())
     assert any(e["type"] == "moved" for e in events["events"])
+
+
+GAME_BLOCKS = re.findall(r"<!-- game:(\w+) -->\s*```sh\n(.*?)```\s*<!-- /game:\1 -->", README.read_text(), re.S)
+
+
+def test_every_game_has_a_readme_section():
+    from service.games import GAMES
+
+    assert {name for name, _ in GAME_BLOCKS} == set(GAMES) - {"super_blatt"}
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+@pytest.mark.parametrize("name,block", GAME_BLOCKS, ids=[n for n, _ in GAME_BLOCKS])
+def test_readme_game_examples(server, tmp_path, name, block):
+    out = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=240, env=dict(os.environ, URL=server.url))
+    assert out.returncode == 0, out.stderr
+    assert 'urn:referee:problem' not in out.stdout, out.stdout[-2000:]  # no request in the example was refused
+    if name != "paparazzo":
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        assert result["status"] == "finished"
+    if name == "picture_perfect":
+        assert (tmp_path / "photo.svg").read_text().lstrip().startswith("<")
