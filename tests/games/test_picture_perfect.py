@@ -1086,6 +1086,7 @@ def test_photo_svg_each_seat_after_the_end():
     with pytest.raises(IllegalMove):
         GAME.photo_svg(state, 0)
     play_random(state, random.Random(5))
+    state = json.loads(json.dumps(state))  # as the referee stores it
     result = GAME.final_result(state)
     for seat in range(3):
         svg = GAME.photo_svg(state, seat)

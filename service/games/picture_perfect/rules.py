@@ -18,8 +18,9 @@ Decisions the books leave open (RULINGS.md settles the rest):
 - Exchange cards that say "each player" (Dance, Gifts, Rumors, Theft) run once per round;
   only auction cards give every player a turn as the active player (book: Auctions).
 - Rumors is optional ("may"): ``pass`` is allowed; which envelope each player looked into is
-  public once all have chosen (the contents go only to the looker).  Choose Your Partner takes min(2, middle).
-  Revelations opens min(2, middle) envelopes and shows their VIP cards too.
+  public once all have chosen (the contents go only to the looker).  Choose Your Partner takes
+  min(2, middle).  Revelations opens min(2, middle) envelopes and shows their VIP cards too.
+- The Shared auction's deposits are one more simultaneous choice, revealed together.
 - Forced single choices that follow from public facts are made by the referee: keeping the
   only envelope in Dance, giving the only envelope with 2 players, stealing the only envelope,
   taking the only envelopes from the middle, passing in an auction one cannot raise.
