@@ -285,8 +285,9 @@ class Referee:
                 events = game.apply(match.state, seat, parsed, match_rng(match.meta["seed"], match.version))
             except GameError as exc:
                 raise Problem(exc.code, exc.message, reason=exc.reason) from None
-            events.append({"type": "moved", "data": {"seat": seat, "move": parsed}, "to": "all"})
-            events.insert(0, events.pop())
+            # the move itself only to its author: many moves are sealed (bids, cards shown, placements);
+            # what others may learn of a move, each game says in events of its own
+            events.insert(0, {"type": "moved", "data": {"seat": seat, "move": parsed}, "to": [seat]})
             if game.is_over(match.state):
                 match.status = "scoring"
                 events.append({"type": "match_scoring", "data": {}, "to": "all"})

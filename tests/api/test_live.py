@@ -18,15 +18,15 @@ from tests.conftest import wait_for
 GAME = GAMES["super_blatt"]
 
 
-def replay(ref, mid: str, token: str, seed, players: int) -> dict:
+def replay(ref, mid: str, tokens: list[str], seed, players: int) -> dict:
     """Rebuild the match from its seed and the `moved` events alone, as the referee would."""
     state = GAME.setup(players, GAME.load_options(players, {}), match_rng(seed, "setup"))
-    events = ref.events(mid, token)["events"]
+    moved = sorted((e for t in tokens for e in ref.events(mid, t)["events"] if e["type"] == "moved"),
+                   key=lambda e: e["version"])  # each seat sees only its own moves
     versions = []
-    for e in events:
-        if e["type"] == "moved":
-            versions.append(e["version"])
-            GAME.apply(state, e["data"]["seat"], e["data"]["move"], match_rng(seed, e["version"] - 1))
+    for e in moved:
+        versions.append(e["version"])
+        GAME.apply(state, e["data"]["seat"], e["data"]["move"], match_rng(seed, e["version"] - 1))
     assert versions == sorted(set(versions)), "a version carries exactly one move"
     return state
 
@@ -50,7 +50,7 @@ def test_human_match_to_the_end_with_result_and_resumable_events(ref):
     result = ref.result(m["id"])
     assert result["winners"] and len(result["scores"]) == 2 and result["seed"] == "walk"
     assert final["view"]["deck"] == []  # everything is revealed at the end
-    state = replay(ref, m["id"], seats[0].token, "walk", 2)
+    state = replay(ref, m["id"], [s.token for s in seats], "walk", 2)
     assert state["scores"] == result["scores"]
     all_events = ref.events(m["id"], seats[0].token)["events"]
     assert [e["seq"] for e in all_events] == sorted({e["seq"] for e in all_events})
@@ -108,9 +108,9 @@ def test_32_threads_on_one_match_only_one_move_per_version(ref):
     assert set(refused) <= {"stale_version", "not_your_turn", "illegal_move", "match_over"}
     snap = ref.match(m["id"], tokens[0])
     assert snap["status"] in ("scoring", "finished")
-    moves = [e for e in ref.events(m["id"], tokens[0])["events"] if e["type"] == "moved"]
-    assert sorted(accepted) == [e["version"] for e in moves], "every accepted move is in the log, no other"
-    state = replay(ref, m["id"], tokens[0], 32, 2)
+    moves = sorted(e["version"] for t in tokens for e in ref.events(m["id"], t)["events"] if e["type"] == "moved")
+    assert sorted(accepted) == moves, "every accepted move is in the log, no other"
+    state = replay(ref, m["id"], tokens, 32, 2)
     assert json.loads(json.dumps(GAME.view(state, 0))) == snap["view"], "replaying the log gives the match"
 
 

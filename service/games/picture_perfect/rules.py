@@ -1132,16 +1132,6 @@ class PicturePerfect(Game):
         ranking = [[s for s in range(n) if keys[s] == k] for k in sorted(set(keys), reverse=True)]
         return Outcome(scores, ranking, list(ranking[0]), breakdown)
 
-    def move_audience(self, state: State, seat: int, move: dict) -> list[int]:
-        """Who may see a submitted move as such: only its author.
-
-        Many moves here are sealed (Dance, Gifts, Rumors, Theft, secret bids, Fixed Price answers,
-        the VIP card, the final placement); every public consequence of a move is already an event
-        of its own ("ready", "chose", "bid", "passed", "auction_offered", "took", ...).  A referee
-        that logs each move for everyone would leak them, so it should log it to these seats.
-        """
-        return [seat]
-
     def photo_svg(self, state: State, seat: int) -> str:
         """That seat's final photo as a standalone SVG (svg.py); IllegalMove 'not_over' before the end."""
         from .svg import photo_svg
