@@ -113,8 +113,9 @@ def bench_memory(game, matches: int, seed: int) -> None:
                 events.append(client.xlen(events_key(m["id"])))
                 client.delete(match_key(m["id"]), events_key(m["id"]))
             ref.queue.empty()
-            print(f"{game.name:16} players={players}: finished match in Redis mean {statistics.fmean(sizes) / 1024:.1f} KB"
-                  f", max {max(sizes) / 1024:.1f} KB ({statistics.fmean(events):.0f} events; {matches} matches)")
+            print(f"{game.name:16} players={players}: finished match in Redis mean "
+                  f"{statistics.fmean(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB "
+                  f"({statistics.fmean(events):.0f} events; {matches} matches)")
     finally:
         if embedded:
             embedded.stop()

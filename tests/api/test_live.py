@@ -125,9 +125,9 @@ def test_idempotency_key_replays_the_first_answer(ref):
         key = str(uuid.uuid4())
         answers = []
 
-        def send():
+        def send(answers=answers, seat=seat, move=legal["moves"][0], key=key):
             try:
-                answers.append(ref.move(m["id"], tokens[seat], legal["moves"][0], idempotency_key=key))
+                answers.append(ref.move(m["id"], tokens[seat], move, idempotency_key=key))
             except RefereeError as exc:
                 answers.append(exc.problem)
 
