@@ -21,7 +21,7 @@ from rq.serializers import JSONSerializer
 from service.config import Settings
 from service.games import GAMES, Game, GameError
 from service.problems import Problem
-from service.store import PENDING, AlreadyAnswered, Conflict, Match, Store, dumps, idem_key
+from service.store import AlreadyAnswered, Conflict, Match, Store, dumps, idem_key, pending_key
 from workers.bots import bot_kinds
 
 HOST = -1  # the host token's entry in the auth table
@@ -53,6 +53,7 @@ class Referee:
         self.redis = client
         self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl)
         self.queue = Queue(settings.queue, connection=client, serializer=JSONSerializer)
+        self.pending = pending_key(settings.queue)
 
     # -- helpers ------------------------------------------------------------------------------
     @staticmethod
@@ -91,7 +92,8 @@ class Referee:
     def _enqueue_jobs(self, pipe: Pipeline, match: Match, version: int) -> None:
         """Queue what the match owes at ``version`` (bot turns, or its scoring); nothing if nothing.
 
-        A match that owes a job is noted in PENDING for the sweeper, which drops it once it owes none.
+        A match that owes a job is noted in the queue's pending set for the sweeper, which drops it
+        once it owes none.
         """
         owed = False
         if match.status == ACTIVE:
@@ -104,7 +106,7 @@ class Referee:
             self.enqueue_scoring(match.id, pipe)
             owed = True
         if owed:
-            pipe.zadd(PENDING, {match.id: time.time()})
+            pipe.zadd(self.pending, {match.id: time.time()})
 
     def _enqueue_next(self, pipe: Pipeline, match: Match) -> None:
         self._enqueue_jobs(pipe, match, match.version + 1)

@@ -24,8 +24,11 @@ import redis
 from redis.client import Pipeline
 
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result")
-PENDING = "ref:pending"  # zset: matches that owe a job (bot turn or scoring), scored by time
-WORKERS_ALIVE = "ref:workers"  # zset: worker heartbeats
+
+
+def pending_key(queue: str) -> str:
+    """zset of the matches that owe a job (bot turn or scoring) on ``queue``, scored by time."""
+    return f"ref:pending:{queue}"
 
 
 def match_key(match_id: str) -> str:

@@ -18,7 +18,6 @@ from service.config import Settings
 from service.games import GAMES
 from service.problems import Problem
 from service.referee import ACTIVE, Referee, match_rng
-from service.store import PENDING
 from workers.bots import BOTS
 
 log = logging.getLogger("referee.workers")
@@ -83,11 +82,11 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
     grace = ref.settings.job_timeout + older_than
     cutoff = time.time() - older_than
     requeued = 0
-    for raw_id in ref.redis.zrangebyscore(PENDING, 0, cutoff):
+    for raw_id in ref.redis.zrangebyscore(ref.pending, 0, cutoff):
         match_id = raw_id.decode()
         match = ref.store.load(match_id)
         if match is None or match.status not in (ACTIVE, "scoring"):
-            ref.redis.zrem(PENDING, match_id)
+            ref.redis.zrem(ref.pending, match_id)
             continue
         if match.status == "scoring":
             if not _job_alive(ref.redis, f"score_{match_id}", grace):
@@ -97,13 +96,13 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
             seats = match.meta["seats"]
             bots = [s for s in GAMES[match.game].to_act(match.state) if seats[s].get("bot")]
             if not bots:  # a human is to act: nothing owed until a bot is again
-                ref.redis.zrem(PENDING, match_id)
+                ref.redis.zrem(ref.pending, match_id)
                 continue
             for seat in bots:
                 if not _job_alive(ref.redis, f"bot_{match_id}_{seat}_{match.version}", grace):
                     ref.enqueue_bot_turn(match_id, seat, match.version)
                     requeued += 1
-        ref.redis.zadd(PENDING, {match_id: time.time()})
+        ref.redis.zadd(ref.pending, {match_id: time.time()})
     if requeued:
         log.warning("sweeper re-enqueued %d job(s)", requeued)
     return requeued

@@ -20,7 +20,6 @@ from rq.serializers import JSONSerializer
 from service.config import Settings
 
 log = logging.getLogger("referee.workers")
-SWEEP_LOCK = "ref:sweeper"
 
 
 def die_with_parent() -> None:
@@ -53,7 +52,7 @@ def _sweep_forever(url: str, interval: float) -> None:
     ref = Referee(conn, Settings.from_env())
     while True:
         try:
-            if conn.set(SWEEP_LOCK, os.getpid(), nx=True, ex=max(int(interval), 1)):
+            if conn.set(f"ref:sweeper:{ref.settings.queue}", os.getpid(), nx=True, ex=max(int(interval), 1)):
                 sweep(ref)
         except redis.RedisError as exc:
             log.warning("sweeper: %s", exc)

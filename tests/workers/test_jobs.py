@@ -123,7 +123,7 @@ def test_killed_worker_process_does_not_stall_a_match(redis_url):
                 os.kill(pid, signal.SIGKILL)  # workers and sweeper, mid-match
             except ProcessLookupError:
                 pass
-        match = wait_for(lambda: (x := ref.store.load(m["id"])).status == "finished" and x, timeout=60)
+        match = wait_for(lambda: (x := ref.store.load(m["id"])).status == "finished" and x, timeout=120)
         assert match.result["winners"]
     finally:
         proc.send_signal(signal.SIGINT)
