@@ -1,0 +1,77 @@
+"""`referee serve` as a newcomer runs it: embedded Redis, Ctrl-C stops everything, data survives a restart."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import requests
+
+from clients.client import Referee
+from service.embedded import free_port
+from tests.conftest import ROOT, wait_for
+
+
+def descendants(pid: int) -> set[int]:
+    kids = {int(p) for p in subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()}
+    for kid in list(kids):
+        kids |= descendants(kid)
+    return kids
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as fh:  # a zombie is gone for our purposes
+        return fh.read().split()[2] != "Z"
+
+
+def start(data, port):
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    proc = subprocess.Popen([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--workers", "1",
+                             "--processes", "1", "--data", str(data)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: _ready(port), timeout=30)
+    return proc
+
+
+def _ready(port):
+    try:
+        return requests.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def stop(proc) -> None:
+    tree = descendants(proc.pid)
+    assert len(tree) >= 3  # embedded server, API, worker(s) and sweeper
+    proc.send_signal(signal.SIGINT)  # Ctrl-C
+    proc.wait(30)
+    deadline = time.monotonic() + 10
+    while any(alive(p) for p in tree) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in tree if alive(p)], "orphan processes after Ctrl-C"
+
+
+def test_serve_embedded_survives_restart_and_leaves_no_orphans(tmp_path):
+    data, port = tmp_path / "data", free_port()
+    proc = start(data, port)
+    ref = Referee(f"http://127.0.0.1:{port}")
+    m = ref.create_match("super_blatt", 2, [{"name": "ann"}, {"name": "bob"}], seed=1)
+    token = m["seats"][0]["token"]
+    seat = ref.match(m["id"], token)["to_act"][0]
+    ref.move(m["id"], m["seats"][seat]["token"], ref.legal_moves(m["id"], m["seats"][seat]["token"])["moves"][0])
+    before = ref.match(m["id"], token)
+    stop(proc)
+    assert (data / "appendonlydir").exists() or list(data.glob("*.aof"))
+
+    proc = start(data, port)
+    try:
+        assert ref.match(m["id"], token) == before  # the match came back from the data folder
+    finally:
+        stop(proc)
