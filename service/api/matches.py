@@ -164,7 +164,7 @@ class AbortedSchema(Schema):
 # -- routes -------------------------------------------------------------------------------------
 @blp.route("")
 class Matches(MethodView):
-    @blp.arguments(CreateMatchSchema)
+    @blp.arguments(CreateMatchSchema())
     @blp.response(201, CreatedMatchSchema)
     @problems(blp, "invalid_body", "unknown_game", "invalid_options", "unknown_bot")
     def post(self, body):
@@ -177,7 +177,7 @@ class Matches(MethodView):
 
 @blp.route("/<string:match_id>")
 class MatchResource(MethodView):
-    @blp.arguments(SnapshotQuerySchema, location="query")
+    @blp.arguments(SnapshotQuerySchema(), location="query")
     @blp.response(200, MatchSchema)
     @blp.doc(security=OPTIONAL_BEARER)
     @problems(blp, "invalid_body", *MATCH_ERRORS)
@@ -195,7 +195,7 @@ class MatchResource(MethodView):
 
 @blp.route("/<string:match_id>/join")
 class Join(MethodView):
-    @blp.arguments(JoinSchema)
+    @blp.arguments(JoinSchema())
     @blp.response(201, JoinedSchema)
     @problems(blp, "invalid_body", "unknown_match", "not_waiting", "seat_taken", "no_open_seat", "busy")
     def post(self, body, match_id: str):
@@ -222,7 +222,7 @@ IDEMPOTENCY_HEADER = {
 
 @blp.route("/<string:match_id>/moves")
 class Moves(MethodView):
-    @blp.arguments(MoveRequestSchema)
+    @blp.arguments(MoveRequestSchema())
     @blp.response(200, MoveResultSchema)
     @blp.doc(security=BEARER, parameters=[IDEMPOTENCY_HEADER])
     @problems(blp, "invalid_body", *MATCH_ERRORS, "not_a_seat", "match_not_started", "match_over", "not_your_turn",
@@ -243,7 +243,7 @@ def _sse(events, heartbeat: str = ": keep-alive\n\n"):
 
 @blp.route("/<string:match_id>/events")
 class Events(MethodView):
-    @blp.arguments(EventsQuerySchema, location="query")
+    @blp.arguments(EventsQuerySchema(), location="query")
     @blp.response(200, EventsSchema)
     @blp.alt_response(200, description="With `Accept: text/event-stream`: the same events as Server-Sent Events "
                       "(`id` is the seq; resume with Last-Event-ID).", content_type="text/event-stream",

@@ -202,15 +202,23 @@ class Game:
         if not isinstance(move, dict):
             raise InvalidMove("A move is a JSON object with a 'type'.")
         kind = move.get("type")
-        schema = self.moves.get(kind) if isinstance(kind, str) else None
+        schema = self._move_schema(kind) if isinstance(kind, str) else None
         if schema is None:
             raise InvalidMove(f"Unknown move type {kind!r}; {self.title} has {sorted(self.moves)}.")
         body = {k: v for k, v in move.items() if k != "type"}
         try:
-            loaded = schema().load(body)
+            loaded = schema.load(body)
         except ValidationError as exc:
             raise InvalidMove(f"Invalid {kind!r} move: {exc.messages}") from None
         return {"type": kind, **loaded}
+
+    def _move_schema(self, kind: str) -> Schema | None:
+        """One schema instance per move type, built once (building one costs more than loading)."""
+        cache = self.__dict__.setdefault("_move_schemas", {})
+        if kind not in cache:
+            cls = self.moves.get(kind)
+            cache[kind] = cls() if cls is not None else None
+        return cache[kind]
 
     def returns(self, state: State) -> list[float]:
         """Final scores (OpenSpiel's name)."""
