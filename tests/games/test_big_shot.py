@@ -9,11 +9,15 @@ from __future__ import annotations
 import copy
 import json
 import random
+from functools import partial
 
 import pytest
 
 from service.games.base import IllegalMove, InvalidOptions, concretize, matches
 from service.games.big_shot import COLORS, GAME, LOT_NAMES, loan_payout
+from tests.games.helpers import act as _act
+from tests.games.helpers import rejects as _rejects
+from tests.games.helpers import types
 from workers.bots import random_bot
 from workers.bots.big_shot import Board, allocate, greedy
 
@@ -59,22 +63,8 @@ def bidding(state: dict, roller: int) -> dict:
     return state
 
 
-def act(state: dict, seat: int, move: dict, rng: random.Random | None = None) -> list[dict]:
-    return GAME.apply(state, seat, GAME.parse_move(move), rng or random.Random(0))
-
-
-def rejects(state: dict, seat: int, move: dict, reason: str | None = None) -> IllegalMove:
-    before = json.dumps(state, sort_keys=True)
-    with pytest.raises(IllegalMove) as info:
-        act(state, seat, move)
-    assert json.dumps(state, sort_keys=True) == before
-    if reason:
-        assert info.value.reason == reason
-    return info.value
-
-
-def types(events: list[dict]) -> list[str]:
-    return [e["type"] for e in events]
+act = partial(_act, GAME)
+rejects = partial(_rejects, GAME)
 
 
 def cube_total(state: dict) -> int:

@@ -9,11 +9,15 @@ from __future__ import annotations
 import copy
 import json
 import random
+from functools import partial
 
 import pytest
 
 from service.games.base import IllegalMove, InvalidOptions, concretize, matches
 from service.games.paparazzo import BANK_FLOAT, CELEBRITIES, GAME, face_up_counts
+from tests.games.helpers import act as _act
+from tests.games.helpers import rejects as _rejects
+from tests.games.helpers import types
 from workers.bots import random_bot
 from workers.bots.paparazzo import greedy
 
@@ -49,22 +53,8 @@ def build(players: int, *, hands: list[str], market: list[str | None], owned: li
     return json.loads(json.dumps(state))
 
 
-def act(state: dict, seat: int, move: dict, rng: random.Random | None = None) -> list[dict]:
-    return GAME.apply(state, seat, GAME.parse_move(move), rng or random.Random(0))
-
-
-def rejects(state: dict, seat: int, move: dict, reason: str | None = None) -> IllegalMove:
-    before = json.dumps(state, sort_keys=True)
-    with pytest.raises(IllegalMove) as info:
-        act(state, seat, move)
-    assert json.dumps(state, sort_keys=True) == before
-    if reason:
-        assert info.value.reason == reason
-    return info.value
-
-
-def types(events: list[dict]) -> list[str]:
-    return [e["type"] for e in events]
+act = partial(_act, GAME)
+rejects = partial(_rejects, GAME)
 
 
 def offer_span(state: dict, seat: int) -> dict | None:

@@ -11,6 +11,7 @@ import json
 import random
 import re
 import xml.etree.ElementTree as ET
+from functools import partial
 
 import pytest
 
@@ -19,6 +20,9 @@ from service.games.picture_perfect import GAME, photo_svg
 from service.games.picture_perfect.data import CARDS, GUESTS
 from service.games.picture_perfect.photo import Layout, score_photo
 from service.games.picture_perfect.rules import held, middle
+from tests.games.helpers import act as _act
+from tests.games.helpers import rejects as _rejects
+from tests.games.helpers import types
 from workers.bots import random_bot
 from workers.bots.picture_perfect import greedy
 
@@ -109,22 +113,8 @@ def new(players: int = 3, seed: int = 1, **options) -> dict:
     return GAME.setup(players, GAME.load_options(players, options), random.Random(seed))
 
 
-def act(state: dict, seat: int, move: dict, rng: random.Random | None = None) -> list[dict]:
-    return GAME.apply(state, seat, GAME.parse_move(move), rng or random.Random(0))
-
-
-def rejects(state: dict, seat: int, move: dict, reason: str | None = None) -> IllegalMove:
-    before = json.dumps(state, sort_keys=True)
-    with pytest.raises(IllegalMove) as info:
-        act(state, seat, move)
-    assert json.dumps(state, sort_keys=True) == before
-    if reason:
-        assert info.value.reason == reason, info.value.message
-    return info.value
-
-
-def types(events: list[dict]) -> list[str]:
-    return [e["type"] for e in events]
+act = partial(_act, GAME)
+rejects = partial(_rejects, GAME)
 
 
 def seen_by(events: list[dict], seat: int) -> list[dict]:
