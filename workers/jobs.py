@@ -58,13 +58,17 @@ def score_match(match_id: str) -> str:
     return "scored" if _current_referee().score(match_id) else "not owed"
 
 
-def _job_alive(connection: redis.Redis, job_id: str, started_grace: float) -> bool:
+def _job_alive(ref: Referee, job_id: str, started_grace: float) -> bool:
+    """Whether the job will still run: waiting in the queue, scheduled for a retry, or running."""
     try:
-        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+        job = Job.fetch(job_id, connection=ref.redis, serializer=JSONSerializer)
     except Exception:
         return False
     status = job.get_status(refresh=False)
-    if status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED):
+    if status == JobStatus.QUEUED:
+        # a worker killed while dequeuing leaves the job "queued" but in no queue
+        return ref.queue.get_job_position(job_id) is not None
+    if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
         return True
     if status == JobStatus.STARTED:
         started = job.started_at.timestamp() if job.started_at else 0
@@ -89,7 +93,7 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
             ref.redis.zrem(ref.pending, match_id)
             continue
         if match.status == "scoring":
-            if not _job_alive(ref.redis, f"score_{match_id}", grace):
+            if not _job_alive(ref, f"score_{match_id}", grace):
                 ref.enqueue_scoring(match_id)
                 requeued += 1
         else:
@@ -99,7 +103,7 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
                 ref.redis.zrem(ref.pending, match_id)
                 continue
             for seat in bots:
-                if not _job_alive(ref.redis, f"bot_{match_id}_{seat}_{match.version}", grace):
+                if not _job_alive(ref, f"bot_{match_id}_{seat}_{match.version}", grace):
                     ref.enqueue_bot_turn(match_id, seat, match.version)
                     requeued += 1
         ref.redis.zadd(ref.pending, {match_id: time.time()})

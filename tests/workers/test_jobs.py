@@ -64,6 +64,17 @@ def test_sweeper_requeues_a_lost_bot_turn_and_the_match_finishes(isolated):
     assert sweep(ref, older_than=0) == 0  # nothing owed any more
 
 
+def test_sweeper_requeues_a_turn_stranded_as_queued_by_a_worker_killed_while_dequeuing(isolated):
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 13, [{"name": "ann"}, {"bot": "greedy"}])
+    (job_id,) = ref.queue.get_job_ids()
+    client.lrem(ref.queue.key, 1, job_id)  # taken off the queue; its status still says "queued"
+    assert ref.queue.fetch_job(job_id).get_status() == "queued"
+    assert sweep(ref, older_than=0) == 1
+    burst(ref, client)
+    assert ref.store.load(m["id"]).version == 2
+
+
 def test_sweeper_requeues_lost_scoring(isolated):
     ref, client = isolated
     m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 9, [{"name": "a"}, {"name": "b"}])
