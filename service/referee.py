@@ -154,13 +154,13 @@ class Referee:
             entry["joined"] = bool(entry["bot"] or entry["name"])
             meta_seats.append(entry)
             out_seats.append({"seat": i, "name": entry["name"], "bot": entry["bot"], "token": token})
-        state = game.setup(players, loaded, match_rng(seed, "setup"))
+        state, opening = game.opening(players, loaded, match_rng(seed, "setup"))
         match = Match(id=match_id, game=game.name, status="waiting", version=0, state=state,
                       meta={"players": players, "options": loaded, "seed": seed, "seats": meta_seats,
                             "created": time.time()},
                       auth=auth, seq=0, result=None)
         match.emit([{"type": "match_created", "data": {"game": game.name, "players": players,
-                                                       "options": loaded}, "to": "all"}])
+                                                       "options": loaded}, "to": "all"}] + opening)
         self._maybe_start(match)
         match.version = 1
         self.store.create(match, lambda pipe, m: self._enqueue_jobs(pipe, m, m.version))

@@ -155,6 +155,14 @@ class Game:
     def setup(self, players: int, options: Mapping[str, Any], rng: random.Random) -> State:
         raise NotImplementedError
 
+    def opening(self, players: int, options: Mapping[str, Any], rng: random.Random) -> tuple[State, list[dict]]:
+        """``setup`` and the events it gives rise to (a start roll, a first look into envelopes).
+
+        The referee calls this one, so seats learn of the deal as of any move; games whose setup
+        shows nothing need not override it.
+        """
+        return self.setup(players, options, rng), []
+
     def to_act(self, state: State) -> list[Seat]:
         raise NotImplementedError
 

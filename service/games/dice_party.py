@@ -150,6 +150,10 @@ class DiceParty(Game):
 
     # -- setting up ------------------------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
+        return self.opening(players, options, rng)[0]
+
+    def opening(self, players: int, options: dict[str, Any], rng: random.Random) -> tuple[State, list[dict]]:
+        """The start parties, the start roll and the first player's roll, as events for everyone."""
         state: State = {
             "players": players,
             "full_game": bool(options.get("full_game", False)),
@@ -172,9 +176,9 @@ class DiceParty(Game):
             "over": False,
             "winners": [],
         }
-        self._new_round(state, rng, options.get("first_seat"))
-        self._run(state, rng, "turn")
-        return state
+        events = self._new_round(state, rng, options.get("first_seat"))
+        events += self._run(state, rng, "turn")
+        return state, events
 
     def _new_round(self, state: State, rng: random.Random, first: int | None = None) -> list[dict]:
         """Der Abend beginnt / Das Vorglühen: fresh start parties, then the start roll."""

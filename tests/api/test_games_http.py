@@ -58,6 +58,19 @@ def test_full_match_with_humans_and_bots(ref, name, players):
         assert exc.value.code == "not_found"
 
 
+def test_opening_events_reach_the_log_privately_where_private(ref):
+    """picture_perfect_photography_guide.txt, Round flow step 1 / RULINGS.md, Looking: every look is a private
+    event, the first round's included; Dice Party's start roll (Das Vorglühen) is public."""
+    m = ref.create_match("picture_perfect", 3, [{"name": "a"}, {"name": "b"}, {"name": "c"}], seed=2)
+    for seat in range(3):
+        looks = [e for e in ref.events(m["id"], m["seats"][seat]["token"])["events"] if e["type"] == "looked"]
+        assert looks and all(e["data"]["reason"] == "step_1" for e in looks)
+    assert not [e for e in ref.events(m["id"])["events"] if e["type"] == "looked"]
+    m = ref.create_match("dice_party", 2, [{"name": "a"}, {"name": "b"}], seed=2)
+    started = [e for e in ref.events(m["id"])["events"] if e["type"] == "round_started"]
+    assert started and started[0]["data"]["start_rolls"]
+
+
 def test_photo_before_the_end_is_refused(ref):
     m = ref.create_match("picture_perfect", 2, [{"name": "a"}, {"name": "b"}])
     with pytest.raises(RefereeError) as exc:

@@ -26,8 +26,13 @@ CASES = [(name, players, variant)
 def test_random_play_to_the_end(name, players, variant):
     game = GAMES[name]
     for seed in range(2):
+        options = game.load_options(players, dict(variant))
+        opened, opening = game.opening(players, options, random.Random(seed))
+        for e in opening:
+            assert set(e) == {"type", "data", "to"} and (e["to"] == "all" or isinstance(e["to"], list))
         rng = random.Random(seed)
-        state = game.setup(players, game.load_options(players, dict(variant)), rng)
+        state = game.setup(players, options, rng)
+        assert json.dumps(state) == json.dumps(opened), "opening() deals exactly as setup() does"
         steps = 0
         while not game.is_over(state):
             to_act = game.to_act(state)

@@ -276,6 +276,10 @@ class PicturePerfect(Game):
 
     # -- setup -------------------------------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
+        return self.opening(players, options, rng)[0]
+
+    def opening(self, players: int, options: dict[str, Any], rng: random.Random) -> tuple[State, list[dict]]:
+        """The deal, and round 1's step 1: each seat's look into its envelopes (private events)."""
         auctions = bool(options.get("auctions"))
         cards, holder = deal_envelopes(players, rng)
         if auctions:  # Auction setup 5: 3 random normal and 3 random auction cards, shuffled
@@ -305,8 +309,7 @@ class PicturePerfect(Game):
             "pending": {"kind": "look", "waiting": []},
             "placements": [{"guests": {}, "decor": [], "done": False} for _ in range(players)],
         }
-        self._start_round(state, rng)  # the setup's looks go out again with the first view
-        return state
+        return state, self._start_round(state, rng)
 
     # -- round flow ----------------------------------------------------------------------------
     def _look(self, state: State, seat: int, guests: list[str], reason: str) -> dict:
