@@ -7,7 +7,10 @@ import subprocess
 import sys
 import textwrap
 
-from clients import arena
+import pytest
+
+from clients import arena, loadtest
+from service.games import GAMES
 from tests.conftest import ROOT
 
 
@@ -92,3 +95,13 @@ def test_loadtest_refuses_non_loopback_targets(server):
 def test_bench_prints_rules_figures(server):
     out = cli(server, "bench", "rules", "--game", "super_blatt", "--seconds", "0.2")
     assert out.stdout.count("games/s") == 3
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_arena_and_loadtest_play_every_game(server, game):
+    players = max(GAMES[game].min_players, 3)
+    tallies = arena.run(server.url, game, ["greedy"] + ["random"] * (players - 1), matches=1, options={},
+                        concurrency=1, seed=2, quiet=True)
+    assert tallies["greedy"].matches == 1 and tallies["random"].matches == players - 1
+    figures = loadtest.run(server.url, game, players, matches=2, duration=1.5, procs=1, seed=3)
+    assert figures["moves"] > 0 and figures["errors"] == 0
