@@ -26,7 +26,6 @@ from workers.bots import bot_kinds
 
 HOST = -1  # the host token's entry in the auth table
 ACTIVE = "active"
-OVER = ("scoring", "finished", "aborted")
 
 
 def token_hash(token: str) -> str:
@@ -217,7 +216,6 @@ class Referee:
     def _snapshot(self, match: Match, seat: int | None) -> dict:
         game = GAMES[match.game]
         viewer = seat if seat is not None and seat >= 0 else None
-        over = match.status in OVER
         out = {
             "id": match.id,
             "game": match.game,
@@ -232,7 +230,7 @@ class Referee:
         }
         if match.result is not None:
             out["result"] = match.result
-        if over and match.status != "aborted":
+        if match.status in ("scoring", "finished"):  # the game is over: nothing is hidden any more
             out["seed"] = match.meta["seed"]
         return out
 
