@@ -1,7 +1,8 @@
 """``referee loadtest``: drive N concurrent matches over HTTP and print moves/s and latency percentiles.
 
-Every match has all-human seats played here by random movers: each move is one
-``GET /legal-moves`` and one ``POST /moves``.  A finished match is replaced by a new one, so
+Every match has all-human seats played here by random movers: each move is a
+``POST /moves``, preceded by a ``GET /legal-moves`` unless the previous move's answer already
+listed the mover's next legal moves (a compound turn).  A finished match is replaced by a new one, so
 N matches stay in play.  ``--idle`` first creates that many extra live matches that just sit
 there, to show a move's cost does not grow with the number of live matches.  Traffic goes
 only to the given URL (loopback by default) and stops after ``--duration`` seconds.
@@ -72,13 +73,18 @@ def mover(url: str, game: str, players: int, deadline: float, seed: int, out: li
     lat: list[float] = []
     errors = finished = 0
     mid, tokens, to_act = new_match(conn, game, players, seed)
+    follow_up: dict | None = None  # the mover's next legal moves, from a move's answer
     while time.monotonic() < deadline:
         if not to_act:
             finished += 1
             mid, tokens, to_act = new_match(conn, game, players, rng.randrange(1 << 30))
             continue
         seat = to_act[0]
-        status, legal = conn.call("GET", f"/matches/{mid}/legal-moves", token=tokens[seat])
+        if follow_up is not None and follow_up["seat"] == seat:
+            legal, status = follow_up, 200
+        else:
+            status, legal = conn.call("GET", f"/matches/{mid}/legal-moves", token=tokens[seat])
+        follow_up = None
         if status != 200 or not legal["moves"]:
             errors += 1
             _, snap = conn.call("GET", f"/matches/{mid}", token=tokens[seat])
@@ -96,6 +102,8 @@ def mover(url: str, game: str, players: int, deadline: float, seed: int, out: li
             to_act = snap["to_act"]
             continue
         to_act = answer["to_act"]
+        if answer["legal_moves"]:
+            follow_up = {"seat": seat, "version": answer["version"], "moves": answer["legal_moves"]}
     out.append((lat, errors, finished))
 
 

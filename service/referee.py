@@ -292,10 +292,12 @@ class Referee:
                 match.status = "scoring"
                 events.append({"type": "match_scoring", "data": {}, "to": "all"})
             match.emit(events)
+            to_act = game.to_act(match.state) if match.status == ACTIVE else []
             answer.update(
-                version=match.version + 1, status=match.status,
-                to_act=game.to_act(match.state) if match.status == ACTIVE else [],
-                events=[public_event(e) for e in match.new_events if visible(e, seat)])
+                version=match.version + 1, status=match.status, to_act=to_act,
+                events=[public_event(e) for e in match.new_events if visible(e, seat)],
+                # a compound turn goes on in small moves: save the mover a request for its next one
+                legal_moves=game.legal_moves(match.state, seat) if seat in to_act else [])
             return seat
 
         def idempotent(match: Match, seat: int) -> tuple[str, str] | None:

@@ -139,6 +139,9 @@ class MoveResultSchema(Schema):
     status = STATUS
     to_act = fields.List(fields.Integer())
     events = fields.List(fields.Nested(EventSchema), metadata={"description": "What this move showed your seat."})
+    legal_moves = fields.List(fields.Dict(), metadata={
+        "description": "Your legal moves at the new version when you still owe a decision (a compound turn), "
+                       "else empty."})
 
 
 class EventsQuerySchema(Schema):

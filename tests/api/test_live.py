@@ -40,10 +40,15 @@ def test_human_match_to_the_end_with_result_and_resumable_events(ref):
         snap = seats[0].match()
         if snap["status"] != "active":
             break
-        me = seats[snap["to_act"][0]]
+        mover = snap["to_act"][0]
+        me = seats[mover]
         legal = me.legal_moves()
         answer = me.move(rng.choice(legal["moves"]), expected_version=legal["version"])
         assert answer["version"] == legal["version"] + 1
+        if mover in answer["to_act"]:  # a compound turn: the answer lists the next legal moves
+            assert answer["legal_moves"] == me.legal_moves()["moves"]
+        else:
+            assert answer["legal_moves"] == []
         page = seats[0].events(after=seen)
         seen = page["last_seq"]
     final = wait_for(lambda: (s := seats[1].match())["status"] == "finished" and s)
