@@ -30,7 +30,6 @@ CODES: dict[str, tuple[int, str]] = {
     "unsupported_media_type": (415, "Send application/json"),
     "body_too_large": (413, "The request body is too large"),
     "busy": (503, "The match is too busy; retry"),
-    "unavailable": (503, "A dependency is unavailable"),
 }
 
 

@@ -227,7 +227,3 @@ class Game:
             cls = self.moves.get(kind)
             cache[kind] = cls() if cls is not None else None
         return cache[kind]
-
-    def returns(self, state: State) -> list[float]:
-        """Final scores (OpenSpiel's name)."""
-        return self.final_result(state).scores

@@ -3,8 +3,8 @@
 Rules: shared/rules/dice_party.de.txt (German; its FAQ settles most questions) and the
 "Dice Party" section of RULINGS.md.  Every roll is the referee's: the start roll ("Das
 Vorglühen") and each turn's roll ("Party schmeißen") happen automatically and are reported in
-events (``round_started``, ``rolled``); those made in ``setup``, which returns no events, are in
-the view (``start_rolls``, ``roll``).  A turn's decisions are small moves, in the book's order:
+events (``round_started``, ``rolled``), the first ones by ``opening``; the view shows them too
+(``start_rolls``, ``roll``).  A turn's decisions are small moves, in the book's order:
 
 - ``steal``     ("Brieftaschen klauen"): how many Party-People showing 6 to rob (0 declines);
 - ``provoke``   ("Gäste provozieren"): how many VIPs showing 4+ to provoke, highest first;

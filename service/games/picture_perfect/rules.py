@@ -10,8 +10,8 @@ seat saw at its last look into that envelope: a seat's memory, and all it may be
 
 Decisions the books leave open (RULINGS.md settles the rest):
 
-- Round 1's step 1 happens in ``setup``, which returns no events: those first looks are in each
-  seat's view (``known``), like every later look.
+- Round 1's step 1 happens at the deal: ``opening`` returns those first looks as private events,
+  and each seat's view (``known``) keeps them, like every later look.
 - Step 1 of a round is a simultaneous step for every seat holding an envelope: it looks into
   all of them (a private event) and answers ``ready`` or ``vip`` (adds its VIP card to one of
   them).  Seats whose VIP card is already used are asked too, so nobody learns who used theirs.
