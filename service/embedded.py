@@ -30,7 +30,7 @@ class EmbeddedRedis:
     """Start, wait for and stop one private server process."""
 
     def __init__(self, data_dir: str | os.PathLike, port: int | None = None, persist: bool = True) -> None:
-        self.data_dir = Path(data_dir)
+        self.data_dir = Path(data_dir).resolve()  # the server changes into it: relative paths would break
         self.port = port or free_port()
         self.persist = persist
         self.proc: subprocess.Popen | None = None

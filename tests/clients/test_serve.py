@@ -32,9 +32,11 @@ def alive(pid: int) -> bool:
 
 
 def start(data, port):
+    """Started from the data folder's parent with a relative --data, as `referee serve` is by default."""
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.Popen([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--workers", "1",
-                             "--processes", "1", "--data", str(data)], cwd=ROOT, env=env,
+                             "--processes", "1", "--data", data.name], cwd=data.parent, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for(lambda: _ready(port), timeout=30)
     return proc
