@@ -169,7 +169,7 @@ class AbortedSchema(Schema):
 class Matches(MethodView):
     @blp.arguments(CreateMatchSchema())
     @blp.response(201, CreatedMatchSchema)
-    @problems(blp, "invalid_body", "unknown_game", "invalid_options", "unknown_bot")
+    @problems(blp, "invalid_body", "unknown_game", "invalid_options", "unknown_bot", "body_too_large")
     def post(self, body):
         """Create a match; named human seats get their tokens now, open seats are joined later."""
         game = body["game"]
@@ -200,7 +200,8 @@ class MatchResource(MethodView):
 class Join(MethodView):
     @blp.arguments(JoinSchema())
     @blp.response(201, JoinedSchema)
-    @problems(blp, "invalid_body", "unknown_match", "not_waiting", "seat_taken", "no_open_seat", "busy")
+    @problems(blp, "invalid_body", "unknown_match", "not_waiting", "seat_taken", "no_open_seat", "body_too_large",
+              "busy")
     def post(self, body, match_id: str):
         """Claim an open seat and get its token; the match starts when the last seat is filled."""
         return referee().join(match_id, body["name"], body.get("seat"))
