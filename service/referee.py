@@ -10,7 +10,7 @@ import hashlib
 import random
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import redis
@@ -82,45 +82,52 @@ class Referee:
 
     def _commit(self, match_id: str, decide, idempotent=None) -> tuple[Match, Any]:
         try:
-            return self.store.commit(match_id, decide, self._enqueue_next, idempotent)
+            return self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1), idempotent)
         except LookupError:
             raise Problem("unknown_match", f"There is no match {match_id!r} (it may have expired).") from None
         except Conflict:
             raise Problem("busy", "The match changed too often while this request was applied; retry.") from None
 
-    def _enqueue_jobs(self, pipe: Pipeline, match: Match, version: int) -> None:
-        """Queue what the match owes at ``version`` (bot turns, or its scoring); nothing if nothing.
+    @staticmethod
+    def owed_bots(match: Match) -> list[int]:
+        """The bot seats that owe a decision now (none unless the match is active)."""
+        if match.status != ACTIVE:
+            return []
+        seats = match.meta["seats"]
+        return [s for s in GAMES[match.game].to_act(match.state) if seats[s].get("bot")]
+
+    def jobs(self, match: Match, version: int) -> Callable[[Pipeline], None] | None:
+        """What the match owes at ``version`` (bot turns, or its scoring), as a writer of RQ jobs
+        for the commit's own transaction; None when it owes nothing.
 
         A match that owes a job is noted in the queue's pending set for the sweeper, which drops it
         once it owes none.
         """
-        owed = False
-        if match.status == ACTIVE:
-            game = GAMES[match.game]
-            for seat in game.to_act(match.state):
-                if match.meta["seats"][seat].get("bot"):
-                    self.enqueue_bot_turn(match.id, seat, version, pipe)
-                    owed = True
-        elif match.status == "scoring":
-            self.enqueue_scoring(match.id, pipe)
-            owed = True
-        if owed:
+        bots = self.owed_bots(match)
+        scoring = match.status == "scoring"
+        if not bots and not scoring:
+            return None
+
+        def write(pipe: Pipeline) -> None:
+            for seat in bots:
+                self.enqueue_bot_turn(match.id, seat, version, pipe)
+            if scoring:
+                self.enqueue_scoring(match.id, pipe)
             pipe.zadd(self.pending, {match.id: time.time()})
 
-    def _enqueue_next(self, pipe: Pipeline, match: Match) -> None:
-        self._enqueue_jobs(pipe, match, match.version + 1)
+        return write
 
     def enqueue_bot_turn(self, match_id: str, seat: int, version: int, pipe: Pipeline | None = None) -> None:
-        self.queue.enqueue_call(
-            "workers.jobs.play_bot_turn", args=(match_id, seat, version),
-            job_id=f"bot_{match_id}_{seat}_{version}", timeout=self.settings.job_timeout,
-            result_ttl=60, failure_ttl=24 * 3600, retry=Retry(max=3, interval=[1, 2, 4]), pipeline=pipe)
+        self._enqueue("workers.jobs.play_bot_turn", (match_id, seat, version), f"bot_{match_id}_{seat}_{version}",
+                      pipe)
 
     def enqueue_scoring(self, match_id: str, pipe: Pipeline | None = None) -> None:
-        self.queue.enqueue_call(
-            "workers.jobs.score_match", args=(match_id,), job_id=f"score_{match_id}",
-            timeout=self.settings.job_timeout, result_ttl=60, failure_ttl=24 * 3600,
-            retry=Retry(max=3, interval=[1, 2, 4]), pipeline=pipe)
+        self._enqueue("workers.jobs.score_match", (match_id,), f"score_{match_id}", pipe)
+
+    def _enqueue(self, func: str, args: tuple, job_id: str, pipe: Pipeline | None) -> None:
+        """Short timeouts, retries with backoff; the id from (match, seat, version) collapses duplicates."""
+        self.queue.enqueue_call(func, args=args, job_id=job_id, timeout=self.settings.job_timeout, result_ttl=60,
+                                failure_ttl=24 * 3600, retry=Retry(max=3, interval=[1, 2, 4]), pipeline=pipe)
 
     # -- matches ------------------------------------------------------------------------------
     def create_match(self, game_name: str, players: int, options: dict | None, seed: Any,
@@ -162,7 +169,7 @@ class Referee:
                                                        "options": loaded}, "to": "all"}] + opening)
         self._maybe_start(match)
         match.version = 1
-        self.store.create(match, lambda pipe, m: self._enqueue_jobs(pipe, m, m.version))
+        self.store.create(match, self.jobs(match, match.version))
         return {"id": match_id, "game": game.name, "status": match.status, "host_token": host_token,
                 "seats": out_seats}
 
@@ -396,11 +403,9 @@ class Referee:
     def bot_view(self, match_id: str, seat: int, version: int) -> tuple[Match, dict, list] | None:
         """What a bot may see at its turn, or None when that turn is no longer owed."""
         match = self.store.load(match_id)
-        if match is None or match.status != ACTIVE or match.version != version:
+        if match is None or match.version != version or seat not in self.owed_bots(match):
             return None
         game = GAMES[match.game]
-        if seat not in game.to_act(match.state) or not match.meta["seats"][seat].get("bot"):
-            return None
         return match, game.view(match.state, seat), game.legal_moves(match.state, seat)
 
     def score(self, match_id: str) -> bool:
@@ -416,7 +421,7 @@ class Referee:
             return True
 
         try:
-            _, done = self.store.commit(match_id, decide, self._enqueue_next)
+            _, done = self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1))
         except LookupError:
             return False
         return done

@@ -15,7 +15,6 @@ Nothing about a match is kept in process memory between requests.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -134,32 +133,30 @@ class Store:
         return json.loads(raw) if raw else None
 
     # -- writing --------------------------------------------------------------------------
-    def create(self, match: Match, after: Callable[[Pipeline, Match], None] | None = None) -> None:
+    def create(self, match: Match, jobs: Callable[[Pipeline], None] | None = None) -> None:
         pipe = self.redis.pipeline()
         pipe.multi()
-        pipe.hset(match_key(match.id), mapping=self._fields(match, full=True, version=match.version))
-        self._write_events(pipe, match)
-        self._expire(pipe, match)
-        if after is not None:
-            after(pipe, match)
+        self._write(pipe, match, match.version, full=True)
+        if jobs is not None:
+            jobs(pipe)
         pipe.execute()
 
     def commit(
         self,
         match_id: str,
         decide: Callable[[Match], Any],
-        enqueue: Callable[[Pipeline, Match], None] | None = None,
+        jobs: Callable[[Match], Callable[[Pipeline], None] | None] | None = None,
         idempotent: Callable[[Match, Any], tuple[str, str] | None] | None = None,
         retries: int = 50,
     ) -> tuple[Match, Any]:
         """Run ``decide`` on the current match and write its changes as one compare-and-set.
 
         ``decide`` mutates the match and emits events (raising, or emitting nothing, writes
-        nothing).  ``enqueue`` says whether the new match owes a job, by adding RQ commands to a
-        pipeline; ``idempotent`` names a (key, answer) to store with the commit.  A plain commit
-        is one read and one Lua compare-and-set on the version; a commit that owes a job uses
-        WATCH/MULTI so the job and the state commit together.  On a concurrent change
-        ``decide`` runs again on the fresh match.  Returns (match, decide's value).
+        nothing).  ``jobs`` gives, for the changed match, a writer of the RQ jobs it owes (None
+        when it owes none); ``idempotent`` names a (key, answer) to store with the commit.  A
+        commit that owes no job is one read and one Lua compare-and-set on the version; one that
+        owes a job uses WATCH/MULTI so the job and the state commit together.  On a concurrent
+        change ``decide`` runs again on the fresh match.  Returns (match, decide's value).
         """
         key = match_key(match_id)
         for _ in range(retries):
@@ -171,14 +168,9 @@ class Store:
             if not match.new_events:  # every change writes an event: none means no change
                 return match, outcome
             idem = idempotent(match, outcome) if idempotent else None
-            jobs = self.redis.pipeline()
-            jobs.multi()
-            if enqueue is not None:
-                enqueue(jobs, match)
-            if len(jobs) <= 1 and self._cas(match, idem):  # only the MULTI itself: no job owed
-                match.version += 1
-                return match, outcome
-            if len(jobs) > 1 and self._watch_commit(match, idem, enqueue):
+            writer = jobs(match) if jobs else None
+            done = self._cas(match, idem) if writer is None else self._watch_commit(match, idem, writer)
+            if done:
                 match.version += 1
                 return match, outcome
         raise Conflict(match_id)
@@ -196,8 +188,7 @@ class Store:
             raise AlreadyAnswered(idem[0] if idem else "")
         return bool(done)
 
-    def _watch_commit(self, match: Match, idem: tuple[str, str] | None,
-                      enqueue: Callable[[Pipeline, Match], None]) -> bool:
+    def _watch_commit(self, match: Match, idem: tuple[str, str] | None, jobs: Callable[[Pipeline], None]) -> bool:
         key = match_key(match.id)
         with self.redis.pipeline() as pipe:
             try:
@@ -207,16 +198,22 @@ class Store:
                 if int(pipe.hget(key, "version") or -1) != match.version:
                     return False
                 pipe.multi()
-                pipe.hset(key, mapping=self._fields(match, full=match.meta_changed, version=match.version + 1))
-                self._write_events(pipe, match)
-                self._expire(pipe, match)
+                self._write(pipe, match, match.version + 1, full=match.meta_changed)
                 if idem:
                     pipe.set(idem[0], idem[1], ex=IDEM_TTL)
-                enqueue(pipe, match)
+                jobs(pipe)
                 pipe.execute()
                 return True
             except redis.WatchError:
                 return False
+
+    def _write(self, pipe: Pipeline, match: Match, version: int, full: bool) -> None:
+        """The hash (``full``: with game, meta and auth), the new events and the expiry, on a transaction."""
+        pipe.hset(match_key(match.id), mapping=self._fields(match, full=full, version=version))
+        for e in match.new_events:
+            pipe.xadd(events_key(match.id), {"e": dumps(e)}, id=f"0-{e['seq']}")
+        for key in (match_key(match.id), events_key(match.id)):
+            pipe.expire(key, self._ttl(match))
 
     def _fields(self, match: Match, full: bool, version: int) -> dict:
         fields = {
@@ -224,7 +221,6 @@ class Store:
             "version": version,
             "state": dumps(match.state),
             "seq": match.seq,
-            "updated": time.time(),
         }
         if full:
             fields.update(game=match.game, meta=dumps(match.meta), auth=dumps(match.auth))
@@ -232,14 +228,5 @@ class Store:
             fields["result"] = dumps(match.result)
         return fields
 
-    def _write_events(self, pipe: Pipeline, match: Match) -> None:
-        key = events_key(match.id)
-        for e in match.new_events:
-            pipe.xadd(key, {"e": dumps(e)}, id=f"0-{e['seq']}")
-
     def _ttl(self, match: Match) -> int:
         return self.finished_ttl if match.status in ("finished", "aborted") else self.abandoned_ttl
-
-    def _expire(self, pipe: Pipeline, match: Match) -> None:
-        for key in (match_key(match.id), events_key(match.id)):
-            pipe.expire(key, self._ttl(match))

@@ -15,7 +15,6 @@ from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
-from service.games import GAMES
 from service.problems import Problem
 from service.referee import ACTIVE, Referee, match_rng
 from workers.bots import BOTS
@@ -97,8 +96,7 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
                 ref.enqueue_scoring(match_id)
                 requeued += 1
         else:
-            seats = match.meta["seats"]
-            bots = [s for s in GAMES[match.game].to_act(match.state) if seats[s].get("bot")]
+            bots = ref.owed_bots(match)
             if not bots:  # a human is to act: nothing owed until a bot is again
                 ref.redis.zrem(ref.pending, match_id)
                 continue
