@@ -253,20 +253,14 @@ class Referee:
             raise Problem("not_a_seat", "The host token has no seat; use a seat token.")
         return seat
 
-    def submit_move(self, match_id: str, token: str | None, move: Any, expected_version: int | None = None,
-                    idempotency_key: str | None = None) -> dict:
-        if idempotency_key is not None:
-            match = self._load(match_id)
-            seat = self._player_seat(match, token)
-            earlier = self.store.idempotent_answer(match_id, str(seat), idempotency_key)
-            if earlier is not None:
-                return earlier
-        return self.apply_move(match_id, token, None, move, expected_version, idempotency_key)
-
     def apply_move(self, match_id: str, token: str | None, as_seat: int | None, move: Any,
                    expected_version: int | None = None, idempotency_key: str | None = None,
                    at_version: int | None = None) -> dict:
-        """The one path a move takes, from HTTP (token) or from a bot job (``as_seat``)."""
+        """The one path a move takes, from HTTP (token) or from a bot job (``as_seat``).
+
+        An ``idempotency_key`` already answered is caught inside the commit's compare-and-set, or,
+        when the replay is refused on the new state, by looking up the earlier answer.
+        """
         answer: dict = {}
 
         def decide(match: Match) -> int:

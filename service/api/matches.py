@@ -236,7 +236,7 @@ class Moves(MethodView):
         key = request.headers.get("Idempotency-Key")
         if key is not None and not 0 < len(key) <= 128:
             raise Problem("invalid_body", "Idempotency-Key must be 1 to 128 characters.")
-        return referee().submit_move(match_id, bearer(), body["move"], body["expected_version"], key)
+        return referee().apply_move(match_id, bearer(), None, body["move"], body["expected_version"], key)
 
 
 def _sse(events, heartbeat: str = ": keep-alive\n\n"):
