@@ -27,7 +27,6 @@ CODES: dict[str, tuple[int, str]] = {
     "no_open_seat": (409, "Every seat is taken"),
     "result_not_ready": (409, "The match has no result yet"),
     "not_over": (409, "Only available once the match is over"),
-    "unsupported_media_type": (415, "Send application/json"),
     "body_too_large": (413, "The request body is too large"),
     "busy": (503, "The match is too busy; retry"),
 }

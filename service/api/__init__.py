@@ -36,7 +36,7 @@ def problem_response(problem: Problem):
 
 
 _HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large",
-               415: "unsupported_media_type", 422: "invalid_body"}
+               422: "invalid_body"}
 
 
 class Api(_Api):
@@ -61,7 +61,6 @@ class Api(_Api):
             "not_found": "There is no such resource; see /openapi.json.",
             "method_not_allowed": "This method is not allowed here.",
             "body_too_large": "The request body is larger than this server accepts.",
-            "unsupported_media_type": "Send the body as application/json.",
         }[code]
         problem = Problem(code, detail, **extra)
         problem.status = error.code  # 400 (malformed JSON) and 422 (wrong shape) share invalid_body
