@@ -20,6 +20,8 @@ import threading
 import time
 from urllib.parse import urlsplit
 
+from service.games.base import concretize
+
 
 class Conn:
     """A keep-alive JSON connection; lighter than requests, so the load generator stays cheap."""
@@ -45,16 +47,6 @@ class Conn:
                 if attempt:
                     raise
         raise AssertionError("unreachable")
-
-
-def concretize(move: dict, rng: random.Random) -> dict:
-    out = {}
-    for k, v in move.items():
-        if isinstance(v, dict) and v.keys() == {"min", "max", "step"}:
-            out[k] = v["min"] + v["step"] * rng.randint(0, (v["max"] - v["min"]) // v["step"])
-        else:
-            out[k] = v
-    return out
 
 
 def new_match(conn: Conn, game: str, players: int, seed: int) -> tuple[str, dict[int, str], list[int]]:
