@@ -205,7 +205,8 @@ def test_guests_and_mat():
 
 @pytest.mark.parametrize("players", range(2, 7))
 def test_setup_envelopes_cards_and_decorations(players):
-    """picture_perfect_photography_guide.txt, AUCTION GAME SETUP / ENVELOPES PER PLAYER: 3 cards per envelope; 5/4/3/2/2 envelopes per
+    """picture_perfect_photography_guide.txt,
+    AUCTION GAME SETUP / ENVELOPES PER PLAYER: 3 cards per envelope; 5/4/3/2/2 envelopes per
     player with 4/2/2/4/2 in the middle; 10 decorations each; 12 more in a supply only with 2 players
     and auctions; the exchange deck is 6 cards (3 normal + 3 auction in the variant)."""
     for auctions in (False, True):
@@ -237,7 +238,8 @@ def test_options_validation():
 
 # == the photo ===================================================================================
 def test_area_cards():
-    """picture_perfect_photography_guide.txt, PREFERENCE CARDS, I want to stand "in this area"; RULINGS.md: the areas of the deck."""
+    """picture_perfect_photography_guide.txt,
+    PREFERENCE CARDS, I want to stand "in this area"; RULINGS.md: the areas of the deck."""
     for area, squares in T_AREAS.items():
         card = card_of("area", area=area)
         for sq in SPACES:
@@ -245,7 +247,8 @@ def test_area_cards():
 
 
 def test_next_to_is_an_edge_and_self_means_placed():
-    """picture_perfect_photography_guide.txt, I want to stand next to "this guest": shares an edge, not diagonal; if the guest themselves
+    """picture_perfect_photography_guide.txt,
+    I want to stand next to "this guest": shares an edge, not diagonal; if the guest themselves
     is pictured it counts as fulfilled as long as the guest is placed."""
     card = card_of("next_to", guest="diva")
     assert ok({"bride": (3, 1), "diva": (4, 1)}, "bride", card)
@@ -259,7 +262,8 @@ def test_next_to_is_an_edge_and_self_means_placed():
 
 
 def test_not_next_to_a_man_or_woman_dog_and_plant_neutral():
-    """picture_perfect_photography_guide.txt, I don't want to stand next to a man/woman: no man/woman on an edge-sharing space, diagonal
+    """picture_perfect_photography_guide.txt,
+    I don't want to stand next to a man/woman: no man/woman on an edge-sharing space, diagonal
     allowed; the dog and the plant are neither."""
     man, woman = card_of("not_next_to", gender="man"), card_of("not_next_to", gender="woman")
     assert ok({"bride": (3, 3), "corgi": (3, 4), "potted_palm": (4, 3)}, "bride", man)
@@ -272,7 +276,8 @@ def test_not_next_to_a_man_or_woman_dog_and_plant_neutral():
 
 
 def test_nobody_in_front_ignores_table_and_decorations():
-    """picture_perfect_photography_guide.txt, I don't want anyone in front of me: it still scores if covered only by the table or
+    """picture_perfect_photography_guide.txt,
+    I don't want anyone in front of me: it still scores if covered only by the table or
     decorations; RULINGS.md: in front = same column, rows nearer the camera."""
     card = card_of("nobody_in_front")
     assert ok({"bride": (3, 2)}, "bride", card, decor=(2,))  # table and decorations only
@@ -282,7 +287,8 @@ def test_nobody_in_front_ignores_table_and_decorations():
 
 
 def test_face_hidden_by_height_class_decorations_and_the_plant():
-    """picture_perfect_photography_guide.txt, I don't want anyone to see my face; RULINGS.md: tall covers all, short covers short and
+    """picture_perfect_photography_guide.txt,
+    I don't want anyone to see my face; RULINGS.md: tall covers all, short covers short and
     low, low covers low; decorations cover like a short figure behind their table square; the Potted
     Palm has no face and always counts as hidden."""
     card = card_of("face_hidden")
@@ -301,7 +307,8 @@ def test_face_hidden_by_height_class_decorations_and_the_plant():
 
 
 def test_hide_the_face_of_someone_and_the_self_case():
-    """picture_perfect_photography_guide.txt, I want to make sure no one sees the face of "this guest": this figure covers that face
+    """picture_perfect_photography_guide.txt,
+    I want to make sure no one sees the face of "this guest": this figure covers that face
     (the guest placed, this one in front and at least as tall, RULINGS.md); about itself the card
     reads "hide someone's face"; the Potted Palm has no face to hide."""
     diva = card_of("hide_face", guest="diva")
@@ -321,7 +328,8 @@ def test_hide_the_face_of_someone_and_the_self_case():
 
 
 def test_three_copies_of_fourth_row_score_six():
-    """picture_perfect_photography_guide.txt, PREFERENCE CARDS: three copies of "I want to be in the 4th row", placed in the 4th row,
+    """picture_perfect_photography_guide.txt,
+    PREFERENCE CARDS: three copies of "I want to be in the 4th row", placed in the 4th row,
     fulfil all 3 cards and score 6 points."""
     row4 = [c["id"] for c in CARDS if c.get("area") == "row_4"]
     assert len(row4) == 3
@@ -332,7 +340,8 @@ def test_three_copies_of_fourth_row_score_six():
 
 
 def test_scoring_table_unplaced_and_vip_repeats():
-    """picture_perfect_photography_guide.txt, SCORING: 0/1/2/3 fulfilled cards score -3/1/3/6, unplaced guests 0; a guest is scored again
+    """picture_perfect_photography_guide.txt,
+    SCORING: 0/1/2/3 fulfilled cards score -3/1/3/6, unplaced guests 0; a guest is scored again
     for each VIP card (double with 1, triple with 2)."""
     row1, row4 = card_of("area", area="row_1"), card_of("area", area="row_4")
     front = card_of("nobody_in_front")
@@ -351,7 +360,8 @@ def test_scoring_table_unplaced_and_vip_repeats():
 
 
 def test_final_scores_ties_and_decoration_points():
-    """picture_perfect_photography_guide.txt, SCORING (CONT.): most points wins; ties by most placed guests, then most envelopes held;
+    """picture_perfect_photography_guide.txt,
+    SCORING (CONT.): most points wins; ties by most placed guests, then most envelopes held;
     RULINGS.md: then a shared win.  Auction variant, SCORING: +1 point per 2 decorations."""
     state = at_placement(new(3, auctions=True))
     row1 = card_of("area", area="row_1")
@@ -385,7 +395,8 @@ def play_random(state: dict, rng: random.Random, until=None) -> list[dict]:
 
 
 def test_round_flow_six_rounds_starter_passes_left():
-    """picture_perfect_photography_guide.txt, ROUND FLOW: step 1 look, step 2 reveal the exchange card, step 3 exchange, step 4 pass the
+    """picture_perfect_photography_guide.txt,
+    ROUND FLOW: step 1 look, step 2 reveal the exchange card, step 3 exchange, step 4 pass the
     starting player card to the left; END OF GAME: after the 6th round, the final photo."""
     state = new(4, seed=3, first_seat=2)
     events = play_random(state, random.Random(3))
@@ -399,7 +410,8 @@ def test_round_flow_six_rounds_starter_passes_left():
 
 
 def test_step_one_looks_are_private_and_everyone_answers():
-    """picture_perfect_photography_guide.txt, ENVELOPES: players look inside their envelopes during step 1; the contents are secret;
+    """picture_perfect_photography_guide.txt,
+    ENVELOPES: players look inside their envelopes during step 1; the contents are secret;
     RULINGS.md: every look is a private event.  Every seat with an envelope answers, used VIP or not."""
     state = new(3, seed=4)
     act(state, 0, {"type": "ready"})
@@ -420,7 +432,8 @@ def test_step_one_looks_are_private_and_everyone_answers():
 
 # == the six exchanges ==========================================================================
 def test_dance_keep_one_rest_shuffled_and_dealt_back():
-    """picture_perfect_photography_guide.txt, EXCHANGES, DANCE: all envelopes but one (of one's choice) go to the middle; the middle is
+    """picture_perfect_photography_guide.txt,
+    EXCHANGES, DANCE: all envelopes but one (of one's choice) go to the middle; the middle is
     shuffled and each player is dealt as many as they put in; the rest stay in the middle."""
     state = new(3)
     deal(state, {0: ["bride", "diva", "waiter"], 1: ["magician"], 2: []})
@@ -455,7 +468,8 @@ def test_dance_choices_are_sealed_until_all_are_in():
 
 
 def test_gifts_one_to_each_neighbour():
-    """picture_perfect_photography_guide.txt, EXCHANGES, GIFTS: one envelope to each neighbour; with only one envelope, to the left or
+    """picture_perfect_photography_guide.txt,
+    EXCHANGES, GIFTS: one envelope to each neighbour; with only one envelope, to the left or
     the right; chosen at once and revealed together."""
     state = new(3)
     deal(state, {0: ["bride", "diva", "waiter"], 1: ["magician"], 2: ["corgi", "rock_star"]})
@@ -491,7 +505,8 @@ def test_gifts_with_two_players():
 
 
 def test_revelations_two_middle_envelopes_for_all():
-    """picture_perfect_photography_guide.txt, EXCHANGES, REVELATIONS: shuffle the middle, open 2 at random for all players to see."""
+    """picture_perfect_photography_guide.txt,
+    EXCHANGES, REVELATIONS: shuffle the middle, open 2 at random for all players to see."""
     state = new(3)
     deal(state, {0: [g for g in GUESTS if g not in ("bride", "diva", "corgi")]})
     events = to_exchange(state, "revelations")
@@ -505,7 +520,8 @@ def test_revelations_two_middle_envelopes_for_all():
 
 
 def test_rumors_peek_is_private_and_not_into_own():
-    """picture_perfect_photography_guide.txt, EXCHANGES, RUMORS: each player may look into one envelope in the middle or of another
+    """picture_perfect_photography_guide.txt,
+    EXCHANGES, RUMORS: each player may look into one envelope in the middle or of another
     player and returns it; several may choose the same one."""
     state = new(3)
     deal(state, {0: ["bride"], 1: ["diva"], 2: ["waiter"]})
@@ -522,7 +538,8 @@ def test_rumors_peek_is_private_and_not_into_own():
 
 
 def test_choose_your_partner_take_two_return_two_in_turn():
-    """picture_perfect_photography_guide.txt, EXCHANGES, CHOOSE YOUR PARTNER: from the starting player clockwise, take any 2 envelopes
+    """picture_perfect_photography_guide.txt,
+    EXCHANGES, CHOOSE YOUR PARTNER: from the starting player clockwise, take any 2 envelopes
     from the middle, then return any 2 (the ones just taken allowed)."""
     state = new(2, first_seat=1)
     deal(state, {0: ["bride"], 1: ["diva"]})
@@ -559,7 +576,8 @@ def test_choose_your_partner_with_a_choice_of_four():
 
 
 def test_theft_from_the_left_simultaneously():
-    """picture_perfect_photography_guide.txt, EXCHANGES, THEFT: each player takes 1 envelope from the player on their left, all at once,
+    """picture_perfect_photography_guide.txt,
+    EXCHANGES, THEFT: each player takes 1 envelope from the player on their left, all at once,
     and may not take the envelope that neighbour just took from their other neighbour."""
     state = new(3)
     deal(state, {0: ["bride", "diva"], 1: ["waiter", "magician"], 2: ["corgi", "rock_star"]})
@@ -579,7 +597,8 @@ def test_theft_from_the_left_simultaneously():
 
 # == VIP cards ===================================================================================
 def test_vip_once_into_an_envelope_being_looked_into():
-    """picture_perfect_photography_guide.txt, VIP CARDS: once per game, into an envelope in one's possession while looking into it; it
+    """picture_perfect_photography_guide.txt,
+    VIP CARDS: once per game, into an envelope in one's possession while looking into it; it
     may never be removed; other players are not told."""
     state = new(3)
     deal(state, {0: ["bride"], 1: ["diva"], 2: ["waiter"]})
@@ -598,7 +617,8 @@ def test_vip_once_into_an_envelope_being_looked_into():
 
 
 def test_vip_seen_only_by_later_lookers_and_scored_for_everyone():
-    """picture_perfect_photography_guide.txt, VIP CARDS: scored for all players, whoever added it; RULINGS.md: only those who later look
+    """picture_perfect_photography_guide.txt,
+    VIP CARDS: scored for all players, whoever added it; RULINGS.md: only those who later look
     into that envelope learn of it."""
     state = new(3)
     deal(state, {0: ["bride"], 1: ["diva"], 2: ["waiter"]})
@@ -630,7 +650,8 @@ def auction(card: str, players: int = 3, holdings: dict | None = None, decoratio
 
 
 def test_single_round_auction_and_fresh_envelopes():
-    """picture_perfect_photography_guide.txt, SINGLE ROUND AUCTION: from the active player's left each other player bids once; the highest
+    """picture_perfect_photography_guide.txt,
+    SINGLE ROUND AUCTION: from the active player's left each other player bids once; the highest
     bidder pays the active player.  AUCTIONS, IMPORTANT: a won envelope is neither opened nor offered
     until the next round."""
     state = auction("single")
@@ -663,7 +684,8 @@ def test_single_round_auction_and_fresh_envelopes():
 
 
 def test_secret_auction_tie_rebid_and_second_tie():
-    """picture_perfect_photography_guide.txt, (UNFAIR) SECRET AUCTION: secret simultaneous bids (0 allowed); a tie bids again, each at
+    """picture_perfect_photography_guide.txt,
+    (UNFAIR) SECRET AUCTION: secret simultaneous bids (0 allowed); a tie bids again, each at
     least their previous bid; a second tie: the active player keeps the envelope."""
     state = auction("secret")
     act(state, 0, {"type": "offer", "guest": "bride"})
@@ -689,7 +711,8 @@ def test_secret_auction_tie_rebid_and_second_tie():
 
 
 def test_secret_auction_all_zero_does_not_sell():
-    """picture_perfect_photography_guide.txt, SECRET AUCTION: bids may be 0; RULINGS in the module: a bid of 0 never buys."""
+    """picture_perfect_photography_guide.txt,
+    SECRET AUCTION: bids may be 0; RULINGS in the module: a bid of 0 never buys."""
     state = auction("secret")
     act(state, 0, {"type": "offer", "guest": "bride"})
     act(state, 1, {"type": "bid", "amount": 0})
@@ -699,7 +722,8 @@ def test_secret_auction_all_zero_does_not_sell():
 
 
 def test_unfair_secret_auction_losers_pay_half():
-    """picture_perfect_photography_guide.txt, (UNFAIR) SECRET AUCTION, Unfair rules: all losing bidders pay half their bid (rounded down)
+    """picture_perfect_photography_guide.txt,
+    (UNFAIR) SECRET AUCTION, Unfair rules: all losing bidders pay half their bid (rounded down)
     to the active player; after a second tie nobody pays."""
     holdings = {0: ["bride"], 1: ["waiter"], 2: ["magician"], 3: ["diva"]}
     state = auction("unfair_secret", 4, holdings)
@@ -720,7 +744,8 @@ def test_unfair_secret_auction_losers_pay_half():
 
 
 def test_shared_auction_deposits_buy_sell_and_cannot_afford():
-    """picture_perfect_photography_guide.txt, SHARED AUCTION: each player puts 1 envelope in the middle; the active player picks one from
+    """picture_perfect_photography_guide.txt,
+    SHARED AUCTION: each player puts 1 envelope in the middle; the active player picks one from
     the middle; the others bid in order until all but 1 passed; the active player sells to the highest
     bidder or buys it for that amount, and must sell if unable to pay."""
     state = auction("shared", holdings={0: ["bride", "diva"], 1: ["waiter"], 2: ["magician", "rock_star"]})
@@ -749,7 +774,8 @@ def test_shared_auction_deposits_buy_sell_and_cannot_afford():
 
 
 def test_fixed_price_auction_payers_look_envelope_stays():
-    """picture_perfect_photography_guide.txt, FIXED PRICE AUCTION: the active player names a price; every player who pays it looks into
+    """picture_perfect_photography_guide.txt,
+    FIXED PRICE AUCTION: the active player names a price; every player who pays it looks into
     the envelope at once; the envelope stays with the active player."""
     state = auction("fixed_price", holdings={0: ["bride"], 1: ["diva"], 2: []}, decorations=[10, 10, 2])
     rejects(state, 0, {"type": "offer", "guest": "bride"}, "bad_price")
@@ -764,7 +790,8 @@ def test_fixed_price_auction_payers_look_envelope_stays():
 
 
 def test_open_auction_raises_until_everyone_passed_since_the_last():
-    """picture_perfect_photography_guide.txt, OPEN AUCTION; RULINGS.md: any other player may raise at any time; it closes when every
+    """picture_perfect_photography_guide.txt,
+    OPEN AUCTION; RULINGS.md: any other player may raise at any time; it closes when every
     other player has passed since the last raise."""
     holdings = {0: ["bride"], 1: ["waiter"], 2: ["magician"], 3: ["diva"]}
     state = auction("open", 4, holdings)
@@ -783,7 +810,8 @@ def test_open_auction_raises_until_everyone_passed_since_the_last():
 
 
 def test_no_envelope_no_decorations_rescue():
-    """picture_perfect_photography_guide.txt, AUCTIONS: a player with no envelopes and no decorations at the end of a round gets 1
+    """picture_perfect_photography_guide.txt,
+    AUCTIONS: a player with no envelopes and no decorations at the end of a round gets 1
     decoration from every other player; RULINGS.md: with 2 players the supply pays it."""
     state = auction("single", holdings={0: [], 1: ["bride"], 2: ["diva"]}, decorations=[0, 5, 0])
     assert GAME.to_act(state) == [1]  # seat 0 has nothing to offer: skipped
@@ -798,7 +826,8 @@ def test_no_envelope_no_decorations_rescue():
 
 
 def test_placement_opens_fresh_envelopes():
-    """picture_perfect_photography_guide.txt, AUCTIONS, IMPORTANT: envelopes won are looked into at the next round or the end of the game."""
+    """picture_perfect_photography_guide.txt,
+    AUCTIONS, IMPORTANT: envelopes won are looked into at the next round or the end of the game."""
     state = new(3, auctions=True)
     deal(state, {0: ["bride"], 1: ["diva"]})
     state["fresh"] = ["bride"]
@@ -815,7 +844,8 @@ def at_placement_events(state: dict) -> list[dict]:
 
 # == final placement =============================================================================
 def test_final_placement_rules_and_hidden_until_all_done():
-    """picture_perfect_photography_guide.txt, PHOTOS: as many or as few guests as desired, each on a guest space, one per space;
+    """picture_perfect_photography_guide.txt,
+    PHOTOS: as many or as few guests as desired, each on a guest space, one per space;
     RULINGS.md: decorations on the two table squares; the placements are hidden until all are done."""
     state = at_placement(new(2))
     rejects(state, 0, {"type": "place", "guest": "bride", "row": 2, "col": 2}, "table_square")
@@ -1031,7 +1061,8 @@ def test_hidden_information(players, auctions):
 
 
 def test_spectator_and_other_seats_see_no_envelope_they_did_not_look_into():
-    """picture_perfect_photography_guide.txt, ENVELOPES: the contents are secret; which envelopes each player has is open information."""
+    """picture_perfect_photography_guide.txt,
+    ENVELOPES: the contents are secret; which envelopes each player has is open information."""
     state = new(4, seed=9)
     spectator = GAME.view(state, None)
     assert "known" not in spectator and "placement" not in spectator
