@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import orjson
 import redis
 from flask import Flask
+from flask.json.provider import DefaultJSONProvider
 from marshmallow import fields, validate
 
 from service.api import Api, Problem, problem_response
@@ -17,13 +19,40 @@ from service.referee import Referee
 API_VERSION = "1.0.0"
 
 
+class OrjsonProvider(DefaultJSONProvider):
+    """Flask's JSON through orjson: views, legal moves and events are encoded on every request."""
+
+    OPTIONS = orjson.OPT_NON_STR_KEYS
+
+    def dumps(self, obj, **kwargs) -> str:
+        return orjson.dumps(obj, default=self.default, option=self.OPTIONS).decode()
+
+    def loads(self, s, **kwargs):
+        return orjson.loads(s)
+
+    def response(self, *args, **kwargs):
+        obj = self._prepare_response_obj(args, kwargs)
+        body = orjson.dumps(obj, default=self.default, option=self.OPTIONS | orjson.OPT_APPEND_NEWLINE)
+        return self._app.response_class(body, mimetype=self.mimetype)
+
+
+class RefereeFlask(Flask):
+    """Flask without the per-call coroutine check: no view here is async, and the check
+    (``inspect.iscoroutinefunction`` on every view and decorator layer) costs on every request."""
+
+    json_provider_class = OrjsonProvider
+
+    def ensure_sync(self, func):
+        return func
+
+
 def create_app(settings: Settings | None = None, client: redis.Redis | None = None) -> Flask:
     settings = settings or Settings.from_env()
     if client is None:
         if not settings.redis_url:
             raise RuntimeError("Set REDIS_URL (or run `referee serve`, which starts an embedded server).")
         client = redis.Redis.from_url(settings.redis_url)
-    app = Flask("referee")
+    app = RefereeFlask("referee")
     app.config.update(
         API_TITLE="Referee",
         API_VERSION=API_VERSION,
@@ -31,7 +60,6 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body,
-        JSON_SORT_KEYS=False,
         API_SPEC_OPTIONS={
             "info": {"description": "A REST referee for Das Super-Blatt, Paparazzo, Big Shot, Dice Party and "
                                     "Picture Perfect. It deals, rolls, validates every move and shows each seat "
@@ -39,7 +67,6 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
             "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
         },
     )
-    app.json.sort_keys = False
     app.extensions["referee"] = Referee(client, settings)
     api = Api(app)
     for blp in (games_api.blp, matches_api.blp, health_api.blp):

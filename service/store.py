@@ -14,11 +14,13 @@ Nothing about a match is kept in process memory between requests.
 
 from __future__ import annotations
 
-import json
+import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 import redis
 from redis.client import Pipeline
 
@@ -42,8 +44,8 @@ def idem_key(match_id: str, seat: str, key: str) -> str:
     return f"ref:{{m:{match_id}}}:idem:{seat}:{key}"
 
 
-def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+def dumps(value: Any) -> bytes:
+    return orjson.dumps(value)
 
 
 @dataclass
@@ -70,11 +72,11 @@ class Match:
             game=game.decode(),
             status=status.decode(),
             version=int(version),
-            state=json.loads(state),
-            meta=json.loads(meta),
-            auth=json.loads(auth),
+            state=orjson.loads(state),
+            meta=orjson.loads(meta),
+            auth=orjson.loads(auth),
             seq=int(seq),
-            result=json.loads(result) if result else None,
+            result=orjson.loads(result) if result else None,
         )
 
     def emit(self, events: list[dict]) -> None:
@@ -109,10 +111,24 @@ IDEM_TTL = 24 * 3600
 
 class Store:
     def __init__(self, client: redis.Redis, finished_ttl: int, abandoned_ttl: int) -> None:
-        self.redis = client
+        self.client = client
         self.finished_ttl = finished_ttl
         self.abandoned_ttl = abandoned_ttl
         self._cas_script = client.register_script(CAS % IDEM_TTL)
+        self._local = threading.local()
+
+    @property
+    def redis(self) -> redis.Redis:
+        """This thread's client, holding one connection of the shared pool for the thread's life.
+
+        A pooled call checks a connection out and back in (with metrics) on every command, which
+        costs as much CPU as the command itself; a move makes two or three.
+        """
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            local.client = redis.Redis(connection_pool=self.client.connection_pool, single_connection_client=True)
+            local.pid = os.getpid()
+        return local.client
 
     # -- reading --------------------------------------------------------------------------
     def load(self, match_id: str) -> Match | None:
@@ -121,7 +137,7 @@ class Store:
 
     def events(self, match_id: str, after: int, count: int = 1000) -> list[dict]:
         entries = self.redis.xrange(events_key(match_id), f"0-{after + 1}", "+", count=count)
-        return [json.loads(fields[b"e"]) for _, fields in entries]
+        return [orjson.loads(fields[b"e"]) for _, fields in entries]
 
     def wait_for_events(self, match_id: str, after: int, timeout_ms: int) -> bool:
         """Block until an event past ``after`` exists (every commit writes one) or time runs out."""
@@ -130,7 +146,7 @@ class Store:
 
     def idempotent_answer(self, match_id: str, seat: str, key: str) -> dict | None:
         raw = self.redis.get(idem_key(match_id, seat, key))
-        return json.loads(raw) if raw else None
+        return orjson.loads(raw) if raw else None
 
     # -- writing --------------------------------------------------------------------------
     def create(self, match: Match, jobs: Callable[[Pipeline], None] | None = None) -> None:
@@ -183,7 +199,7 @@ class Store:
         for e in match.new_events:
             args += [f"0-{e['seq']}", dumps(e)]
         keys = [match_key(match.id), events_key(match.id)] + ([idem[0]] if idem else [])
-        done = self._cas_script(keys=keys, args=args)
+        done = self._cas_script(keys=keys, args=args, client=self.redis)
         if done == 2:
             raise AlreadyAnswered(idem[0] if idem else "")
         return bool(done)

@@ -45,7 +45,9 @@ def redis_client(redis_url):
 def app(redis_client):
     from service.app import create_app
 
-    return create_app(Settings.from_env(), client=redis_client)
+    app = create_app(Settings.from_env(), client=redis_client)
+    app.testing = True  # answers are checked against their response schemas
+    return app
 
 
 @pytest.fixture()

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 
-from service.api import problems, referee
+from service.api import Blueprint, problems, referee
 from service.games import GAMES, Game
 from workers.bots import bot_kinds
 

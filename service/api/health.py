@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import redis
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, fields
 from rq import Worker
 
-from service.api import referee
+from service.api import Blueprint, referee
 
 blp = Blueprint("health", __name__, description="Liveness and readiness")
 

@@ -6,10 +6,9 @@ import json
 
 from flask import Response, request, stream_with_context
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from marshmallow import Schema, ValidationError, fields, validate
 
-from service.api import BEARER, OPTIONAL_BEARER, bearer, problems, referee
+from service.api import BEARER, OPTIONAL_BEARER, Blueprint, bearer, problems, referee
 from service.games import GAMES
 from service.problems import Problem
 
