@@ -45,7 +45,8 @@ def idem_key(match_id: str, seat: str, key: str) -> str:
 
 
 def dumps(value: Any) -> bytes:
-    return orjson.dumps(value)
+    """Compact JSON; like json.dumps, a non-string key (a seat number) becomes a string."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
 @dataclass
