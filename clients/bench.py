@@ -5,14 +5,26 @@
            rate per table size and the greedy bot's decision time.
 ``memory`` plays full matches through the referee into Redis (REDIS_URL, or an embedded server)
            and prints the memory a finished match takes there, events included.
+``api``    plays random moves through the WSGI app in this process (no HTTP server, no other
+           load) and prints the CPU a GET /legal-moves and a POST /moves cost, and what the
+           referee alone costs for the same calls.  Run it under ``valgrind --tool=callgrind``
+           for instruction counts, which do not vary with the machine's load.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
 import random
 import statistics
+import sys
+import tempfile
 import time
+from collections.abc import Iterator
+
+import orjson
 
 from service.games import GAMES
 from service.games.base import concretize
@@ -77,23 +89,29 @@ def bench_bots(game, matches: int, bot: str, against: str, seed: int, options: d
               f"max {t[-1] * 1e3:.2f} ms; {time.perf_counter() - start:.1f} s")
 
 
-def bench_memory(game, matches: int, seed: int) -> None:
-    import os
-    import tempfile
+@contextlib.contextmanager
+def redis_url() -> Iterator[str]:
+    """REDIS_URL, or a throwaway embedded server for the length of the benchmark."""
+    from service.embedded import EmbeddedRedis
 
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    embedded = EmbeddedRedis(tempfile.mkdtemp(prefix="referee-bench-"), persist=False)
+    try:
+        yield embedded.start()
+    finally:
+        embedded.stop()
+
+
+def bench_memory(game, matches: int, seed: int) -> None:
     import redis
 
     from service.config import Settings
-    from service.embedded import EmbeddedRedis
     from service.referee import Referee
     from service.store import events_key, match_key
 
-    embedded = None
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        embedded = EmbeddedRedis(tempfile.mkdtemp(prefix="referee-mem-"), persist=False)
-        url = embedded.start()
-    try:
+    with redis_url() as url:
         client = redis.Redis.from_url(url)
         ref = Referee(client, Settings.from_env())
         for players in range(game.min_players, game.max_players + 1):
@@ -116,19 +134,81 @@ def bench_memory(game, matches: int, seed: int) -> None:
             print(f"{game.name:16} players={players}: finished match in Redis mean "
                   f"{statistics.fmean(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB "
                   f"({statistics.fmean(events):.0f} events; {matches} matches)")
-    finally:
-        if embedded:
-            embedded.stop()
+
+
+def _environ(method: str, path: str, token: str, body: dict | None = None) -> dict:
+    data = orjson.dumps(body) if body is not None else b""
+    env = {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
+           "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": "127.0.0.1:8000",
+           "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(data), "wsgi.errors": sys.stderr,
+           "wsgi.version": (1, 0), "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False,
+           "HTTP_AUTHORIZATION": f"Bearer {token}", "CONTENT_LENGTH": str(len(data))}
+    if body is not None:
+        env["CONTENT_TYPE"] = "application/json"
+    return env
+
+
+def bench_api(game, moves: int, seed: int) -> None:
+    import redis
+
+    from service.app import create_app
+    from service.config import Settings
+
+    with redis_url() as url:
+        app = create_app(Settings.from_env(), client=redis.Redis.from_url(url))
+        ref = app.extensions["referee"]
+        players = game.min_players
+
+        def call(env: dict) -> tuple[float, dict]:
+            t0 = time.process_time()
+            body = b"".join(app(env, lambda status, headers, exc_info=None: None))
+            return time.process_time() - t0, orjson.loads(body)
+
+        def play(via_http: bool) -> tuple[float, float]:
+            rng = random.Random(seed)
+            cost = [0.0, 0.0]
+            to_act: list[int] = []
+            for i in range(moves):
+                if not to_act:
+                    m = ref.create_match(game.name, players, {}, seed + i, [{"name": f"p{s}"} for s in range(players)])
+                    mid, tokens = m["id"], {s["seat"]: s["token"] for s in m["seats"]}
+                    to_act = ref.snapshot(mid, tokens[0], None, 0)["to_act"]
+                token = tokens[to_act[0]]
+                if via_http:
+                    spent, legal = call(_environ("GET", f"/matches/{mid}/legal-moves", token))
+                else:
+                    t0 = time.process_time()
+                    legal = ref.legal_moves(mid, token)
+                    spent = time.process_time() - t0
+                cost[0] += spent
+                move = concretize(rng.choice(legal["moves"]), rng)
+                if via_http:
+                    body = {"move": move, "expected_version": legal["version"]}
+                    spent, answer = call(_environ("POST", f"/matches/{mid}/moves", token, body))
+                else:
+                    t0 = time.process_time()
+                    answer = ref.apply_move(mid, token, None, move, legal["version"])
+                    spent = time.process_time() - t0
+                cost[1] += spent
+                to_act = answer["to_act"]
+            return cost[0] / moves * 1000, cost[1] / moves * 1000
+
+        play(True)  # warm up: imports, caches, connections
+        for label, via_http in (("through the app", True), ("the referee alone", False)):
+            get, post = play(via_http)
+            print(f"{game.name:16} {label:17}: GET legal-moves {get:.3f} ms + POST moves {post:.3f} ms "
+                  f"= {get + post:.3f} ms of CPU per move ({moves} moves)")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="referee bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["rules", "bots", "memory"])
+    parser.add_argument("what", choices=["rules", "bots", "memory", "api"])
     parser.add_argument("--game", action="append", choices=sorted(GAMES),
                         help="game to measure (repeatable; default all)")
     parser.add_argument("--seconds", type=float, default=3.0, help="rules: seconds per configuration")
     parser.add_argument("--matches", type=int, default=200, help="bots: matches per table size")
+    parser.add_argument("--moves", type=int, default=2000, help="api: moves to time")
     parser.add_argument("--bot", default="greedy")
     parser.add_argument("--against", default="random")
     parser.add_argument("--seed", type=int, default=1)
@@ -138,6 +218,8 @@ def main(argv: list[str] | None = None) -> None:
             bench_rules(GAMES[name], args.seconds, args.seed)
         elif args.what == "memory":
             bench_memory(GAMES[name], min(args.matches, 50), args.seed)
+        elif args.what == "api":
+            bench_api(GAMES[name], args.moves, args.seed)
         else:
             bench_bots(GAMES[name], args.matches, args.bot, args.against, args.seed, {})
 
