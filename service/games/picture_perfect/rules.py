@@ -422,6 +422,16 @@ class PicturePerfect(Game):
             events += self._reveal_card(state, rng)
         return events
 
+    @staticmethod
+    def _seal(state: State, seat: int, card: str, key: str, choice: str | None) -> tuple[list[dict], bool]:
+        """Record a secret choice made by all at once: the table learns that the seat chose, only the
+        seat what.  Returns the events and whether every seat has now chosen."""
+        pending = state["pending"]
+        pending[key][seat] = choice
+        pending["waiting"].remove(seat)
+        events = [event("chose", {"seat": seat, "card": card}), event("your_choice", {key: choice}, [seat])]
+        return events, not pending["waiting"]
+
     # -- Dance -------------------------------------------------------------------------------------
     def _begin_dance(self, state: State, rng: random.Random) -> list[dict]:
         n = state["players"]
@@ -441,14 +451,8 @@ class PicturePerfect(Game):
             raise _bad("Dance: name the one envelope you keep.", "wrong_step")
         if state["holder"][move["guest"]] != seat:
             raise _bad("You can only keep an envelope you hold.", "not_yours")
-        pending = state["pending"]
-        pending["keep"][seat] = move["guest"]
-        pending["waiting"].remove(seat)
-        events = [event("chose", {"seat": seat, "card": "dance"}),
-                  event("your_choice", {"keep": move["guest"]}, [seat])]
-        if not pending["waiting"]:
-            events += self._resolve_dance(state, rng)
-        return events
+        events, all_in = self._seal(state, seat, "dance", "keep", move["guest"])
+        return events + self._resolve_dance(state, rng) if all_in else events
 
     def _resolve_dance(self, state: State, rng: random.Random) -> list[dict]:
         """Book, Dance: all but the kept envelope to the middle, shuffle, deal back as many as put in."""
@@ -558,13 +562,9 @@ class PicturePerfect(Game):
             raise _bad("Rumors: look into one envelope in the middle or of another player, or pass.", "wrong_step")
         if move["type"] == "peek" and state["holder"][move["guest"]] == seat:
             raise _bad("Rumors: choose an envelope in the middle or of another player.", "own_envelope")
-        pending = state["pending"]
-        pending["peek"][seat] = move.get("guest")
-        pending["waiting"].remove(seat)
-        events = [event("chose", {"seat": seat, "card": "rumors"}),
-                  event("your_choice", {"peek": move.get("guest")}, [seat])]
-        if not pending["waiting"]:
-            peeks = pending["peek"]
+        events, all_in = self._seal(state, seat, "rumors", "peek", move.get("guest"))
+        if all_in:
+            peeks = state["pending"]["peek"]
             events.append(event("rumors", {"peeks": peeks}))
             for s, g in enumerate(peeks):
                 if g is not None:
@@ -662,14 +662,8 @@ class PicturePerfect(Game):
             raise _bad("Theft: take one envelope from the player on your left.", "wrong_step")
         if state["holder"][move["guest"]] != (seat + 1) % state["players"]:
             raise _bad("Theft: take an envelope of the player on your left.", "not_left_neighbour")
-        pending = state["pending"]
-        pending["steal"][seat] = move["guest"]
-        pending["waiting"].remove(seat)
-        events = [event("chose", {"seat": seat, "card": "theft"}),
-                  event("your_choice", {"steal": move["guest"]}, [seat])]
-        if not pending["waiting"]:
-            events += self._resolve_theft(state, rng)
-        return events
+        events, all_in = self._seal(state, seat, "theft", "steal", move["guest"])
+        return events + self._resolve_theft(state, rng) if all_in else events
 
     def _resolve_theft(self, state: State, rng: random.Random) -> list[dict]:
         n = state["players"]
