@@ -9,7 +9,7 @@ from functools import wraps
 from flask import Response, current_app, json, request
 from flask_smorest import Api as _Api
 from flask_smorest import Blueprint as _Blueprint
-from flask_smorest.utils import unpack_tuple_response
+from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 from marshmallow import Schema, fields
 from werkzeug.exceptions import HTTPException
 
@@ -69,6 +69,16 @@ class Api(_Api):
         return problem_response(problem)
 
 
+def documentation_only(func: Callable, *documenting: Callable) -> Callable:
+    """Give ``func`` what flask-smorest's decorators document (their ``_apidoc``) without their
+    wrappers, which would otherwise run on every request."""
+    documented = func
+    for decorate in documenting:
+        documented = decorate(documented)
+    func._apidoc = documented._apidoc
+    return func
+
+
 class Blueprint(_Blueprint):
     """flask-smorest's Blueprint whose ``@response`` documents the schema and sends the answer as built.
 
@@ -79,7 +89,7 @@ class Blueprint(_Blueprint):
 
     def response(self, status_code, schema=None, **kwargs):
         documenting = super().response(status_code, schema, **kwargs)
-        dumper = schema() if isinstance(schema, type) else schema
+        dumper = resolve_schema_instance(schema) if schema is not None else None
 
         def decorator(func):
             @wraps(func)
@@ -95,8 +105,7 @@ class Blueprint(_Blueprint):
                     resp.headers.update(headers)
                 return resp
 
-            wrapper._apidoc = documenting(func)._apidoc
-            return wrapper
+            return documentation_only(wrapper, documenting)
 
         return decorator
 
@@ -108,17 +117,13 @@ def problems(blp: Blueprint, *codes: str) -> Callable:
         by_status[CODES[code][0]].append(code)
 
     def decorate(func):
-        # alt_response documents by wrapping; the wrappers would run on every request, so only their
-        # documentation (flask-smorest's ``_apidoc``) is kept on the route.
-        documented = func
-        for status, group in sorted(by_status.items()):
-            documented = blp.alt_response(
+        return documentation_only(func, *(
+            blp.alt_response(
                 status, schema=ProblemSchema, content_type=PROBLEM_JSON,
                 description="Problem details; `code` is one of: " + ", ".join(f"`{c}`" for c in group),
                 example=Problem(group[0], CODES[group[0]][1]).as_dict(),
-            )(documented)
-        func._apidoc = documented._apidoc
-        return func
+            )
+            for status, group in sorted(by_status.items())))
 
     return decorate
 
