@@ -123,7 +123,8 @@ class Store:
         """This thread's client, holding one connection of the shared pool for the thread's life.
 
         A pooled call checks a connection out and back in (with metrics) on every command, which
-        costs as much CPU as the command itself; a move makes two or three.
+        costs as much CPU as the command itself; a move makes two or three.  A forked child makes
+        its own (a connection must not be shared across processes).
         """
         local = self._local
         if getattr(local, "pid", None) != os.getpid():
