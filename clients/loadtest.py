@@ -53,20 +53,20 @@ class Conn:
         if token:
             head += f"Authorization: Bearer {token}\r\n"
         request = head.encode() + b"\r\n" + data
-        for attempt in range(2):
+        for attempt in range(2):  # a kept-alive connection the server has closed is reopened once
             try:
                 if self.sock is None:
                     self.sock = self._connect()
                 self.sock.sendall(request)
                 status, payload = self._response()
-                return status, orjson.loads(payload) if payload else {}
-            except (OSError, ValueError):
+                break
+            except OSError:
                 if self.sock is not None:
                     self.sock.close()
                 self.sock = None
                 if attempt:
                     raise
-        raise AssertionError("unreachable")
+        return status, orjson.loads(payload) if payload else {}
 
     def _read_until(self, marker: bytes) -> bytes:
         while (i := self.buf.find(marker)) < 0:
@@ -89,8 +89,7 @@ class Conn:
     def _response(self) -> tuple[int, bytes]:
         lines = self._read_until(b"\r\n\r\n").split(b"\r\n")
         status = int(lines[0].split(b" ", 2)[1])
-        headers = dict(line.split(b":", 1) for line in lines[1:])
-        headers = {k.strip().lower(): v.strip() for k, v in headers.items()}
+        headers = {k.strip().lower(): v.strip() for k, v in (line.split(b":", 1) for line in lines[1:])}
         if b"content-length" in headers:
             return status, self._read_exactly(int(headers[b"content-length"]))
         raise ValueError("a response without Content-Length (the referee always sends one)")
