@@ -159,14 +159,24 @@ def bench_api(game, moves: int, seed: int) -> None:
         ref = app.extensions["referee"]
         players = game.min_players
 
-        def call(env: dict) -> tuple[float, dict]:
+        def via_app(mid: str, token: str, body: dict | None = None) -> tuple[float, dict]:
+            """One request through the WSGI app (GET legal-moves, or POST moves with a body); its CPU."""
+            env = (_environ("GET", f"/matches/{mid}/legal-moves", token) if body is None
+                   else _environ("POST", f"/matches/{mid}/moves", token, body))
             t0 = time.process_time()
-            body = b"".join(app(env, lambda status, headers, exc_info=None: None))
-            return time.process_time() - t0, orjson.loads(body)
+            raw = b"".join(app(env, lambda status, headers, exc_info=None: None))
+            return time.process_time() - t0, orjson.loads(raw)
 
-        def play(via_http: bool) -> tuple[float, float]:
+        def via_referee(mid: str, token: str, body: dict | None = None) -> tuple[float, dict]:
+            """The same call made on the referee directly; its CPU."""
+            t0 = time.process_time()
+            out = (ref.legal_moves(mid, token) if body is None
+                   else ref.apply_move(mid, token, None, body["move"], body["expected_version"]))
+            return time.process_time() - t0, out
+
+        def play(call) -> tuple[float, float]:
             rng = random.Random(seed)
-            cost = [0.0, 0.0]
+            get = post = 0.0
             to_act: list[int] = []
             for i in range(moves):
                 if not to_act:
@@ -174,28 +184,17 @@ def bench_api(game, moves: int, seed: int) -> None:
                     mid, tokens = m["id"], {s["seat"]: s["token"] for s in m["seats"]}
                     to_act = ref.snapshot(mid, tokens[0], None, 0)["to_act"]
                 token = tokens[to_act[0]]
-                if via_http:
-                    spent, legal = call(_environ("GET", f"/matches/{mid}/legal-moves", token))
-                else:
-                    t0 = time.process_time()
-                    legal = ref.legal_moves(mid, token)
-                    spent = time.process_time() - t0
-                cost[0] += spent
+                spent, legal = call(mid, token)
+                get += spent
                 move = concretize(rng.choice(legal["moves"]), rng)
-                if via_http:
-                    body = {"move": move, "expected_version": legal["version"]}
-                    spent, answer = call(_environ("POST", f"/matches/{mid}/moves", token, body))
-                else:
-                    t0 = time.process_time()
-                    answer = ref.apply_move(mid, token, None, move, legal["version"])
-                    spent = time.process_time() - t0
-                cost[1] += spent
+                spent, answer = call(mid, token, {"move": move, "expected_version": legal["version"]})
+                post += spent
                 to_act = answer["to_act"]
-            return cost[0] / moves * 1000, cost[1] / moves * 1000
+            return get / moves * 1000, post / moves * 1000
 
-        play(True)  # warm up: imports, caches, connections
-        for label, via_http in (("through the app", True), ("the referee alone", False)):
-            get, post = play(via_http)
+        play(via_app)  # warm up: imports, caches, connections
+        for label, call in (("through the app", via_app), ("the referee alone", via_referee)):
+            get, post = play(call)
             print(f"{game.name:16} {label:17}: GET legal-moves {get:.3f} ms + POST moves {post:.3f} ms "
                   f"= {get + post:.3f} ms of CPU per move ({moves} moves)")
 
