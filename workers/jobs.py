@@ -1,7 +1,9 @@
-"""RQ jobs: a bot's turn, the end-of-game scoring, and the sweeper that re-queues lost turns.
+"""RQ jobs: a bot's turn, a turn clock's timeout, the end-of-game scoring, and the sweeper that
+re-queues lost turns and timeouts.
 
-Jobs are enqueued by the referee inside the same transaction as the commit that owes them,
-with ids from (match, seat, version), so a duplicate collapses into a no-op.
+Jobs are enqueued by the referee with the commit that owes them (in its transaction, or right
+after it when the queue lives apart from the store), with ids from (match, seat, version), so a
+duplicate collapses into a no-op.
 """
 
 from __future__ import annotations
@@ -10,24 +12,27 @@ import logging
 import time
 
 import redis
-from rq import get_current_job
+from rq import Queue, get_current_job
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
+from service.connections import store_for_queue
+from service.games import DEFAULT_MOVES
 from service.problems import Problem
-from service.referee import ACTIVE, Referee, match_rng
-from workers.bots import BOTS
+from service.referee import ACTIVE, SEARCH_CAP_S, Referee, match_rng, player_of, timeout_job_id
+from workers.bots import Budget, make_bot
 
 log = logging.getLogger("referee.workers")
 _referees: dict[int, Referee] = {}
 
 
 def referee_for(connection: redis.Redis) -> Referee:
-    """One referee per worker connection, built once (the referee itself is stateless)."""
+    """One referee per worker (queue) connection, built once (the referee itself is stateless)."""
     ref = _referees.get(id(connection))
     if ref is None:
-        ref = _referees[id(connection)] = Referee(connection, Settings.from_env())
+        settings = Settings.from_env()
+        ref = _referees[id(connection)] = Referee(store_for_queue(settings, connection), settings, connection)
     return ref
 
 
@@ -42,8 +47,16 @@ def play_bot_turn(match_id: str, seat: int, version: int) -> str:
     if seen is None:
         return "not owed"
     match, view, moves = seen
-    kind = match.meta["seats"][seat]["bot"]
-    move = BOTS[match.game][kind](view, moves, seat, match_rng(match.meta["seed"], f"bot:{seat}:{version}"))
+    entry = match.meta["seats"][seat]
+    kind = player_of(entry)
+    if kind == "default":  # a seat that forfeited: the game's default move, at once
+        move = DEFAULT_MOVES[match.game](match.state, seat)
+    else:
+        budget = entry.get("budget") if kind == entry.get("bot") else None
+        if budget is not None:
+            budget = Budget(budget["iterations"], budget["ms"] or SEARCH_CAP_S * 1000)
+        bot = make_bot(match.game, kind, budget)
+        move = bot(view, moves, seat, match_rng(match.meta["seed"], f"bot:{seat}:{version}"))
     try:
         ref.apply_move(match_id, None, seat, move, at_version=version)
     except Problem as exc:
@@ -53,26 +66,44 @@ def play_bot_turn(match_id: str, seat: int, version: int) -> str:
     return "moved"
 
 
+def clock_timeout(match_id: str, seat: int, version: int) -> str:
+    """The timer ``seat`` started at ``version`` is due (RQ's scheduler enqueued this at its deadline)."""
+    return _current_referee().timeout(match_id, seat, version)
+
+
 def score_match(match_id: str) -> str:
     return "scored" if _current_referee().score(match_id) else "not owed"
 
 
-def _job_alive(ref: Referee, job_id: str, started_grace: float) -> bool:
-    """Whether the job will still run: waiting in the queue, scheduled for a retry, or running."""
+def _job_alive(ref: Referee, job_id: str, started_grace: float, queue: Queue | None = None,
+               overdue: bool = False) -> bool:
+    """Whether the job will still run: waiting in the queue, scheduled for a retry, or running.
+
+    ``overdue``: its time has long come, so a job still waiting in RQ's scheduled registry is
+    stuck (its scheduler died holding the queue's scheduler lock, which lasts a minute)."""
     try:
-        job = Job.fetch(job_id, connection=ref.redis, serializer=JSONSerializer)
+        job = Job.fetch(job_id, connection=ref.queue.connection, serializer=JSONSerializer)
     except Exception:
         return False
     status = job.get_status(refresh=False)
     if status == JobStatus.QUEUED:
         # a worker killed while dequeuing leaves the job "queued" but in no queue
-        return ref.queue.get_job_position(job_id) is not None
+        return (queue or ref.queue).get_job_position(job_id) is not None
     if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
-        return True
+        return not overdue
     if status == JobStatus.STARTED:
         started = job.started_at.timestamp() if job.started_at else 0
         return time.time() - started < started_grace
     return False
+
+
+# Drop a match from the pending set unless a commit noted it again since the sweep began (its
+# score is then newer than the cutoff): that commit may owe a job the sweeper has not seen.
+FORGET = """
+local noted = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if noted and tonumber(noted) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+"""
 
 
 def sweep(ref: Referee, older_than: float | None = None) -> int:
@@ -85,11 +116,12 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
     grace = ref.settings.job_timeout + older_than
     cutoff = time.time() - older_than
     requeued = 0
-    for raw_id in ref.redis.zrangebyscore(ref.pending, 0, cutoff):
+    queue, pending = ref.queue.connection, ref.store.pending
+    for raw_id in queue.zrangebyscore(pending, 0, cutoff):
         match_id = raw_id.decode()
         match = ref.store.load(match_id)
         if match is None or match.status not in (ACTIVE, "scoring"):
-            ref.redis.zrem(ref.pending, match_id)
+            queue.eval(FORGET, 1, pending, match_id, cutoff)
             continue
         if match.status == "scoring":
             if not _job_alive(ref, f"score_{match_id}", grace):
@@ -97,14 +129,21 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
                 requeued += 1
         else:
             bots = ref.owed_bots(match)
-            if not bots:  # a human is to act: nothing owed until a bot is again
-                ref.redis.zrem(ref.pending, match_id)
+            timers = match.meta.get("timers", {})
+            if not bots and not timers:  # a human is to act without a clock: nothing owed until a bot is
+                queue.eval(FORGET, 1, pending, match_id, cutoff)
                 continue
             for seat in bots:
-                if not _job_alive(ref, f"bot_{match_id}_{seat}_{match.version}", grace):
-                    ref.enqueue_bot_turn(match_id, seat, match.version)
+                job_id = f"bot_{match_id}_{seat}_{match.version}"
+                if not _job_alive(ref, job_id, grace + SEARCH_CAP_S, ref.bot_queue(match, seat)):
+                    ref.enqueue_bot_turn(match, seat, match.version)
                     requeued += 1
-        ref.redis.zadd(ref.pending, {match_id: time.time()})
+            for key, timer in timers.items():  # a timeout due for a while whose job was lost
+                job_id = timeout_job_id(match_id, int(key), timer["set_at"])
+                if timer["deadline"] < cutoff and not _job_alive(ref, job_id, grace, overdue=True):
+                    ref.enqueue_timeout(match_id, int(key), timer["set_at"])
+                    requeued += 1
+        queue.zadd(pending, {match_id: time.time()})
     if requeued:
         log.warning("sweeper re-enqueued %d job(s)", requeued)
     return requeued

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import multiprocessing as mp
 import os
@@ -15,44 +14,76 @@ import time
 
 import redis
 from rq import Queue, SimpleWorker
+from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
+from service.connections import connect
+from service.embedded import die_with_parent
 
 log = logging.getLogger("referee.workers")
 
 
-def die_with_parent() -> None:
-    """Ask Linux to SIGTERM this process when its parent dies, so Ctrl-C or a crash leaves no orphan."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+class Scheduler(RQScheduler):
+    """RQ's scheduler looking for due jobs every ``REFEREE_SCHEDULER_INTERVAL`` seconds.
+
+    RQ's own interval (1 s) also sets its locks' TTLs in whole seconds, so it stays 1; only the
+    sleep of RQ's loop (``RQScheduler.work``, repeated here) is shorter: RQ's default would make
+    1-2 s turn clocks fire up to a second late, on top of its whole-second scores."""
+
+    poll = 1.0
+
+    def work(self) -> None:
+        self._install_signal_handlers()
+        self.register_birth()
+        while not self._stop_requested:
+            if self.should_reacquire_locks:
+                self.acquire_locks()
+            self.heartbeat()
+            self.enqueue_scheduled_jobs()
+            time.sleep(self.poll)
+        self.stop()
 
 
-def _work(url: str, index: int) -> None:
+class Worker(SimpleWorker):
+    """RQ's worker with the scheduler above (it runs in the one worker that holds the queue's lock)."""
+
+    def _start_scheduler(self, burst=False, logging_level="INFO", *args, **kwargs):
+        self.scheduler = Scheduler(self.queues, connection=self.connection, serializer=self.serializer,
+                                   logging_level=logging_level or "INFO")
+        self.scheduler.poll = Settings.from_env().scheduler_interval
+        self.scheduler.acquire_locks()
+        if self.scheduler.acquired_locks:
+            self.scheduler.start()
+
+
+def _work(index: int, search: bool) -> None:
+    """A worker of the main queue, or a search worker: the search queue first, then the main one
+    when it has no search turn to play (a main worker never takes a search turn)."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
-    conn = redis.Redis.from_url(url)
-    queue = Queue(settings.queue, connection=conn, serializer=JSONSerializer)
-    worker = SimpleWorker([queue], connection=conn, serializer=JSONSerializer,
-                          name=f"referee-{socket.gethostname()}-{os.getpid()}-{index}")
+    _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
+    names = [settings.search_queue, settings.queue] if search else [settings.queue]
+    queues = [Queue(name, connection=conn, serializer=JSONSerializer) for name in names]
+    worker = Worker(queues, connection=conn, serializer=JSONSerializer,
+                          name=f"referee-{socket.gethostname()}-{os.getpid()}-{'search-' * search}{index}")
     worker.work(with_scheduler=True, logging_level="WARNING")
 
 
-def _sweep_forever(url: str, interval: float) -> None:
-    """One sweeper per host; a Redis lock makes hosts take turns rather than sweep at once."""
+def _sweep_forever(interval: float) -> None:
+    """One sweeper per host; a lock on the queue's server makes hosts take turns rather than sweep at once."""
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from service.referee import Referee
     from workers.jobs import sweep
 
-    conn = redis.Redis.from_url(url)
-    ref = Referee(conn, Settings.from_env())
+    settings = Settings.from_env()
+    store, queue = connect(settings)
+    ref = Referee(store, settings, queue)
     while True:
         try:
-            if conn.set(f"ref:sweeper:{ref.settings.queue}", os.getpid(), nx=True, ex=max(int(interval), 1)):
+            if queue.set(f"ref:sweeper:{settings.queue}", os.getpid(), nx=True, ex=max(int(interval), 1)):
                 sweep(ref)
         except redis.RedisError as exc:
             log.warning("sweeper: %s", exc)
@@ -62,28 +93,31 @@ def _sweep_forever(url: str, interval: float) -> None:
 SWEEP_INTERVAL = 2.0
 
 
-def _spawn(url: str, index: int, count: int) -> mp.Process:
-    """Child ``index``: a worker for 0..count-1, the sweeper for ``count``."""
+def _spawn(index: int, count: int, search: int) -> mp.Process:
+    """Child ``index``: a worker for 0..count-1, a search worker for the next ``search``, then the
+    sweeper; all read their settings (REDIS_URL, REFEREE_QUEUE_URL, ...) from the environment."""
     ctx = mp.get_context("fork")
-    if index < count:
-        proc = ctx.Process(target=_work, args=(url, index), name=f"referee-worker-{index}")
+    if index < count + search:
+        is_search = index >= count
+        proc = ctx.Process(target=_work, args=(index, is_search),
+                           name=f"referee-{'search-' * is_search}worker-{index}")
     else:
-        proc = ctx.Process(target=_sweep_forever, args=(url, SWEEP_INTERVAL), name="referee-sweeper")
+        proc = ctx.Process(target=_sweep_forever, args=(SWEEP_INTERVAL,), name="referee-sweeper")
     proc.start()
     return proc
 
 
-def start_workers(url: str, count: int) -> list[mp.Process]:
-    """``count`` workers and one sweeper."""
-    return [_spawn(url, i, count) for i in range(count + 1)]
+def start_workers(count: int, search: int = 1) -> list[mp.Process]:
+    """``count`` workers, ``search`` search workers and one sweeper."""
+    return [_spawn(i, count, search) for i in range(count + search + 1)]
 
 
-def replace_dead(procs: list[mp.Process], url: str, count: int) -> None:
+def replace_dead(procs: list[mp.Process], count: int, search: int = 1) -> None:
     """Restart any child that died (a crash or a kill); the sweeper re-enqueues what it held."""
     for i, p in enumerate(procs):
         if not p.is_alive():
             log.warning("%s exited (%s); restarting", p.name, p.exitcode)
-            procs[i] = _spawn(url, i, count)
+            procs[i] = _spawn(i, count, search)
 
 
 def stop_processes(procs: list[mp.Process], timeout: float = 10.0) -> None:
@@ -98,9 +132,9 @@ def stop_processes(procs: list[mp.Process], timeout: float = 10.0) -> None:
             p.join()
 
 
-def run_workers(url: str, count: int) -> None:
-    """Run ``count`` workers and a sweeper until SIGINT/SIGTERM, then stop them all."""
-    procs = start_workers(url, count)
+def run_workers(count: int, search: int = 1) -> None:
+    """Run ``count`` workers, ``search`` search workers and a sweeper until SIGINT/SIGTERM, then stop them all."""
+    procs = start_workers(count, search)
     stopping = []
 
     def _stop(signum, frame):  # noqa: ARG001
@@ -110,7 +144,7 @@ def run_workers(url: str, count: int) -> None:
     signal.signal(signal.SIGTERM, _stop)
     try:
         while not stopping:
-            replace_dead(procs, url, count)
+            replace_dead(procs, count, search)
             time.sleep(0.5)
     finally:
         stop_processes(procs)

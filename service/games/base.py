@@ -127,6 +127,19 @@ class Outcome:
         }
 
 
+#: the one reason for a move the current phase does not allow
+NOT_NOW = "not_now"
+
+
+@dataclass(frozen=True)
+class Phase:
+    """What one phase of a game allows, as data: each move type and the method that applies it
+    (``method(state, seat, move, rng) -> events``), and ``hint``, what is due instead."""
+
+    moves: Mapping[str, str]
+    hint: str
+
+
 class BaseOptions(Schema):
     """Options every game accepts (RULINGS.md: the first player is random unless named)."""
 
@@ -150,6 +163,8 @@ class Game:
     moves: ClassVar[Mapping[str, type[Schema]]]
     #: option sets the conformance tests and benchmarks play (every variant of the book)
     variants: ClassVar[Sequence[Mapping[str, Any]]] = ({},)
+    #: each phase (named by ``phase(state)``) and the move types it allows
+    phases: ClassVar[Mapping[str, Phase]]
 
     # -- the contract -------------------------------------------------------------------
     def setup(self, players: int, options: Mapping[str, Any], rng: random.Random) -> State:
@@ -169,9 +184,25 @@ class Game:
     def legal_moves(self, state: State, seat: Seat) -> list[Move]:
         raise NotImplementedError
 
+    def phase(self, state: State) -> str:
+        """The name of the phase the match is in (a key of ``phases``)."""
+        return state["phase"]
+
     def apply(self, state: State, seat: Seat, move: Move, rng: random.Random) -> list[dict]:
-        """Validate and apply in place; on ``GameError`` the state is untouched."""
-        raise NotImplementedError
+        """Validate and apply in place; on ``GameError`` the state is untouched.
+
+        The match being over, a seat that owes no decision and a move type the phase does not
+        allow are refused here, once for every game; the phase's method checks the rest.
+        """
+        if self.is_over(state):
+            raise IllegalMove("The match is over.", "match_over")
+        if seat not in self.to_act(state):
+            raise IllegalMove("It is not your turn.", "not_your_turn")
+        phase = self.phases[self.phase(state)]
+        method = phase.moves.get(move["type"])
+        if method is None:
+            raise IllegalMove(f"Not now: {phase.hint}", NOT_NOW)
+        return getattr(self, method)(state, seat, move, rng)
 
     def view(self, state: State, seat: Seat | None) -> dict:
         raise NotImplementedError
@@ -227,3 +258,14 @@ class Game:
             cls = self.moves.get(kind)
             cache[kind] = cls() if cls is not None else None
         return cache[kind]
+
+
+def safe_default(moves: Sequence[Move], prefer: Sequence[str] = ()) -> Move:
+    """The move a seat makes when its clock runs out or it has left the table: the first legal move
+    of the first type in ``prefer`` (a pass, a decline: giving nothing away), else the first legal
+    move; a numeric choice takes its smallest value."""
+    for kind in prefer:
+        for move in moves:
+            if move["type"] == kind:
+                return {k: v["min"] if is_span(v) else v for k, v in move.items()}
+    return {k: v["min"] if is_span(v) else v for k, v in moves[0].items()}

@@ -19,8 +19,10 @@ Decisions where the book and RULINGS.md are silent (chosen here):
 - Loan step (2 players, and the hidden-money variant): from the roller's left round to the
   roller, each seat takes its loans one move at a time (2 players: at most one per colour) and
   ends with ``decline``; a seat with no loan left to take is skipped.
-- 2 players: each colour is a separate pile, so the k-th loan counts per colour (the k-th loan
-  of that colour pays 10-k); a bid may go up to the larger pile, since one colour pays it.
+- 2 players: each colour is a separate pile (the loan's money goes to the colour that asked),
+  but the k-th loan counts over both of the player's colours together (RULINGS.md: the second
+  loan of the player pays 8 whichever colour took the first); a bid may go up to the larger
+  pile, since one colour pays it.
 - Hidden money: only the cash is hidden.  The book keeps debit cards displayed and bids are
   spoken aloud, so loans, bids and the price paid (and by which colour) stay public; a seat
   that keeps books can work the cash out, as at the table.  The referee knows every pile, so a
@@ -49,7 +51,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, Outcome, State, event, span
+from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, State, event, safe_default, span
 
 COLORS = ("red", "yellow", "white", "black")
 COLOR_INDEX = {c: i for i, c in enumerate(COLORS)}
@@ -210,6 +212,15 @@ class BigShot(Game):
     moves = {"bid": BidMove, "pass": PassMove, "loan": LoanMove, "decline": DeclineMove,
              "pay": PayMove, "place": PlaceMove}
     variants = ({}, {"hidden_money": True})
+    #: book: An auction, Loans, Placing the cubes; RULINGS.md: the loan step and the paying colour
+    phases = {
+        "loans": Phase({"loan": "_loan", "decline": "_decline"}, "Take a loan or decline before the bidding starts."),
+        "bidding": Phase({"bid": "_bid", "pass": "_pass", "loan": "_loan"}, "Bid or pass."),
+        "bidding_after_loans": Phase({"bid": "_bid", "pass": "_pass"},
+                                     "Bid or pass; loans are requested before the bidding in this game."),
+        "pay": Phase({"pay": "_pay_move"}, "Choose which of your colours pays the price."),
+        "place": Phase({"place": "_place"}, "Place the cubes you bought, one at a time."),
+    }
 
     def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
         colors = list(range(len(COLORS)))
@@ -334,37 +345,18 @@ class BigShot(Game):
         return [c for c in seat_colors(state["owner"], seat) if state["cash"][c] >= state["price"]]
 
     # -- applying --------------------------------------------------------------------------
-    def apply(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if state["over"]:
-            raise IllegalMove("The match is over.", "match_over")
-        if seat != state["turn"]:
-            raise IllegalMove("It is not your turn.", "not_your_turn")
-        kind, phase = move["type"], state["phase"]
-        if phase == "place":
-            if kind != "place":
-                raise IllegalMove("Place the cubes you bought, one at a time.", "place_pending")
-            return self._place(state, seat, move, rng)
-        if phase == "bidding":
-            if kind == "bid":
-                return self._bid(state, seat, move["amount"])
-            if kind == "pass":
-                return self._pass(state, seat)
-            if kind == "loan" and not self.loan_step(state):
-                return self._loan(state, seat, move)
-            if kind == "loan":
-                raise IllegalMove("Loans are requested before the bidding in this game.", "loan_step_over")
-            raise IllegalMove("Bid or pass.", "auction_pending")
-        if phase == "loans":
-            if kind == "loan":
-                return self._loan(state, seat, move)
-            if kind == "decline":
-                state["loan_seats_done"] += 1
-                state["turn"] = (seat + 1) % state["players"]
-                self._skip_loanless(state)
-                return [event("loans_done", {"seat": seat})]
-            raise IllegalMove("Take a loan or decline before the bidding starts.", "loan_step")
-        if kind != "pay":
-            raise IllegalMove("Choose which of your colours pays the price.", "pay_pending")
+    def phase(self, state: State) -> str:
+        """The bidding allows loans only where no loan step comes before it (book: Loans)."""
+        phase = state["phase"]
+        return "bidding_after_loans" if phase == "bidding" and self.loan_step(state) else phase
+
+    def _decline(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        state["loan_seats_done"] += 1
+        state["turn"] = (seat + 1) % state["players"]
+        self._skip_loanless(state)
+        return [event("loans_done", {"seat": seat})]
+
+    def _pay_move(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
         color = COLOR_INDEX[move["color"]]
         if state["owner"][color] != seat:
             raise IllegalMove(f"{move['color'].capitalize()} is not your colour.", "not_your_color")
@@ -372,7 +364,7 @@ class BigShot(Game):
             raise IllegalMove(f"{move['color'].capitalize()} cannot pay {state['price']} million.", "cannot_pay")
         return self._pay(state, seat, color)
 
-    def _loan(self, state: State, seat: int, move: dict) -> list[dict]:
+    def _loan(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
         mine = seat_colors(state["owner"], seat)
         name = move.get("color")
         if name is None:
@@ -387,7 +379,7 @@ class BigShot(Game):
             raise IllegalMove("Only one loan per round (2 players: per colour).", "loan_taken")
         state["loaned"][color] = True
         state["debits"][color] += 1
-        received = loan_payout(state["debits"][color])
+        received = loan_payout(sum(state["debits"][c] for c in mine))
         state["cash"][color] += received
         events = [event("loan", {"seat": seat, "color": COLORS[color], "received": received,
                                  "debits": state["debits"][color]})]
@@ -397,7 +389,8 @@ class BigShot(Game):
             self._skip_loanless(state)
         return events
 
-    def _bid(self, state: State, seat: int, amount: int) -> list[dict]:
+    def _bid(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        amount = move["amount"]
         if amount <= state["high_bid"]:
             raise IllegalMove(f"A bid must be higher than {state['high_bid']} million.", "bid_too_low")
         cash = self._max_bid(state, seat)
@@ -408,7 +401,7 @@ class BigShot(Game):
         self._next_bidder(state, seat)
         return [event("bid", {"seat": seat, "amount": amount})]
 
-    def _pass(self, state: State, seat: int) -> list[dict]:
+    def _pass(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
         state["passed"][seat] = True
         events = [event("passed", {"seat": seat})]
         left = [s for s in range(state["players"]) if not state["passed"][s]]
@@ -601,10 +594,13 @@ class BigShot(Game):
             if view["phase"] == "pay" and view["buyer"] == s:
                 need = view["price"]
             hi = max(need, START_CASH + loans_paid_out(debits[c]))
-            cash[c] = rng.randint(0, hi)
-        if n == 2:  # a bid needs one pile that covers it
+            # one pile per seat must cover its standing bid or price; with 2 players, either pile (below)
+            cash[c] = rng.randint(need if n > 2 else 0, hi)
+        if n == 2 and view["phase"] in ("bidding", "pay"):  # a live bid needs one pile that covers it
             for s in range(n):
                 mine = seat_colors(owner, s)
+                if any(COLOR_INDEX[acc["color"]] in mine and acc["cash"] is not None for acc in view["accounts"]):
+                    continue  # shown piles are as they are
                 need = view["auction"]["high_bid"] if view["auction"]["high_bidder"] == s else 0
                 if view["phase"] == "pay" and view["buyer"] == s:
                     need = view["price"]
@@ -649,3 +645,9 @@ class BigShot(Game):
 
 
 GAME = BigShot()
+
+
+def default_move(state: State, seat: int) -> dict:
+    """On a timeout or for a seat that is out: pass in an auction and decline a loan (nothing
+    spent, nothing owed); a placement or a payment, which cannot be refused, takes the first legal one."""
+    return safe_default(GAME.legal_moves(state, seat), ("pass", "decline"))

@@ -49,7 +49,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, Outcome, State, event, span
+from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, State, event, safe_default, span
 
 PARTY_PEOPLE, VIPS, MOBS = "party_people", "vips", "mobs"
 KINDS = (PARTY_PEOPLE, VIPS, MOBS)
@@ -147,6 +147,8 @@ class DiceParty(Game):
     Options = Options
     moves = {"steal": StealMove, "provoke": ProvokeMove, "send_mobs": SendMobsMove, "grow": GrowMove}
     variants = ({}, {"full_game": True})
+    #: each step of a turn (book: Spielablauf) is decided by the move of the same name
+    phases = {step: Phase({step: f"_on_{step}"}, f"first {STEP_HINT[step]}.") for step in STEPS}
 
     # -- setting up ------------------------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
@@ -241,32 +243,29 @@ class DiceParty(Game):
         return [s for s in range(state["players"]) if s != turn and state["in_round"][s] and s not in received]
 
     # -- applying -----------------------------------------------------------------------------
-    def apply(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if state["over"]:
-            raise IllegalMove("The match is over.", "match_over")
-        if seat not in self.to_act(state):
-            raise IllegalMove("It is not your turn.", "not_your_turn")
-        phase, kind = state["phase"], move["type"]
-        if kind != phase:
-            raise IllegalMove(f"Not now: first {STEP_HINT[phase]}.", "wrong_step")
-        roll = state["roll"]
-        if kind == "steal":
-            sixes = roll[PARTY_PEOPLE].count(STEAL_FACE)
-            if not 0 <= move["count"] <= sixes:
-                raise IllegalMove(f"You can rob 0 to {sixes} Party-People showing 6.", "bad_count")
-            events, step = self._steal(state, rng, seat, move["count"])
-        elif kind == "provoke":
-            able = self._provocable(roll)
-            if not 0 <= move["count"] <= able:
-                raise IllegalMove(f"You can provoke 0 to {able} VIPs showing 4 or more.", "bad_count")
-            events, step = self._provoke(state, seat, move["count"])
-        elif kind == "send_mobs":
-            targets = self._mob_targets(state)
-            if move["opponent"] not in targets:
-                raise IllegalMove(f"The next Mobs go to one of the opponents {targets}.", "bad_opponent")
-            events, step = self._send_mobs(state, seat, move["opponent"])
-        else:
-            events, step = self._grow(state, seat, move["option"])
+    def _on_steal(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        sixes = state["roll"][PARTY_PEOPLE].count(STEAL_FACE)
+        if not 0 <= move["count"] <= sixes:
+            raise IllegalMove(f"You can rob 0 to {sixes} Party-People showing 6.", "bad_count")
+        events, step = self._steal(state, rng, seat, move["count"])
+        return events + self._run(state, rng, step)
+
+    def _on_provoke(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        able = self._provocable(state["roll"])
+        if not 0 <= move["count"] <= able:
+            raise IllegalMove(f"You can provoke 0 to {able} VIPs showing 4 or more.", "bad_count")
+        events, step = self._provoke(state, seat, move["count"])
+        return events + self._run(state, rng, step)
+
+    def _on_send_mobs(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        targets = self._mob_targets(state)
+        if move["opponent"] not in targets:
+            raise IllegalMove(f"The next Mobs go to one of the opponents {targets}.", "bad_opponent")
+        events, step = self._send_mobs(state, seat, move["opponent"])
+        return events + self._run(state, rng, step)
+
+    def _on_grow(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        events, step = self._grow(state, seat, move["option"])
         return events + self._run(state, rng, step)
 
     def _run(self, state: State, rng: random.Random, step: str | None) -> list[dict]:
@@ -506,3 +505,17 @@ def _copy(value: Any) -> Any:
 
 
 GAME = DiceParty()
+
+
+def default_move(state: State, seat: int) -> dict:
+    """On a timeout or for a seat that is out: rob every 6 and provoke every VIP it may, grow by the
+    option that brings more guests, send the mobs to the first opponent listed.  A party that never
+    robs, provokes or grows could go on forever (the full game needs an escalation to end), so
+    the default keeps the round moving toward one of its ends."""
+    moves = GAME.legal_moves(state, seat)
+    if moves[0]["type"] in ("steal", "provoke"):
+        return {"type": moves[0]["type"], "count": moves[0]["count"]["max"]}
+    if moves[0]["type"] == "grow":
+        supply = state["supplies"][seat]
+        return max(moves, key=lambda m: growth(state["roll"], supply, m["option"])["joined"])
+    return safe_default(moves)

@@ -44,7 +44,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, InvalidOptions, Outcome, State, event, span
+from .base import BaseOptions, Game, IllegalMove, InvalidOptions, Outcome, Phase, State, event, safe_default, span
 
 CELEBRITIES = ("A", "B", "C", "D", "E", "F", "G", "H")
 NAMES = {
@@ -74,19 +74,14 @@ LONG_GAME_HANDS = 3
 SHOWN_WITH_THREE = 3
 RAISES = ("standard", "panning", "friese")
 
-PHASE_MOVES = {
-    "rumors": ("show",),
-    "selection": ("select", "sell_to_stunk"),
-    "offers": ("offer", "pass"),
-    "sale": ("buy", "decline"),
-    "new_photo": ("place",),
-}
-PHASE_HINT = {
-    "rumors": "Choose the 3 cards your left-hand neighbour will see.",
-    "selection": "The mediator selects a market photo or sells an owned photo to Stunk.",
-    "offers": "Make an offer or pass.",
-    "sale": "Buy the photo at the price or decline.",
-    "new_photo": "Place a card from your hand in the empty market slot.",
+#: what each phase allows (book: Phases 1-4; RULINGS.md: the hotbed of rumors with 3 players)
+PHASES = {
+    "rumors": Phase({"show": "_show"}, "Choose the 3 cards your left-hand neighbour will see."),
+    "selection": Phase({"select": "_select", "sell_to_stunk": "_stunk"},
+                       "The mediator selects a market photo or sells an owned photo to Stunk."),
+    "offers": Phase({"offer": "_offer", "pass": "_pass"}, "Make an offer or pass."),
+    "sale": Phase({"buy": "_buy", "decline": "_decline"}, "Buy the photo at the price or decline."),
+    "new_photo": Phase({"place": "_place"}, "Place a card from your hand in the empty market slot."),
 }
 
 
@@ -235,6 +230,7 @@ class Paparazzo(Game):
         for mode in ({}, {"three_hands": True}, {"ex_celebrity": True})
         for raises in RAISES
     )
+    phases = PHASES
 
     # -- options and setup ------------------------------------------------------------------
     def load_options(self, players: int, options: Mapping[str, Any] | None) -> dict:
@@ -427,33 +423,12 @@ class Paparazzo(Game):
         return sorted({c >> 3 for c in state["owned"][seat]} - sold)
 
     # -- applying ---------------------------------------------------------------------------
-    def apply(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if state["over"]:
-            raise IllegalMove("The match is over.", "match_over")
-        if seat not in self.to_act(state):
-            raise IllegalMove("It is not your turn.", "not_your_turn")
-        phase = state["phase"]
-        kind = move["type"]
-        if kind not in PHASE_MOVES[phase]:
-            raise IllegalMove(f"Not now: {PHASE_HINT[phase]}", "wrong_phase")
-        if kind == "offer":
-            return self._offer(state, seat, move["amount"], rng)
-        if kind == "pass":
-            state["lot"]["offers"].append({"seat": seat, "amount": None})
-            return [event("passed", {"seat": seat})] + self._next_offerer(state, rng)
-        if kind == "buy":
-            return self._buy(state, seat, rng)
-        if kind == "decline":
-            return self._decline(state, seat, rng)
-        if kind == "select":
-            return self._select(state, seat, move["slot"])
-        if kind == "place":
-            return self._place(state, seat, move["card"], rng)
-        if kind == "sell_to_stunk":
-            return self._stunk(state, seat, move["celebrity"], rng)
-        return self._show(state, seat, move["cards"])
+    def _pass(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        state["lot"]["offers"].append({"seat": seat, "amount": None})
+        return [event("passed", {"seat": seat})] + self._next_offerer(state, rng)
 
-    def _show(self, state: State, seat: int, cards: list[int]) -> list[dict]:
+    def _show(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        cards = move["cards"]
         hand = state["hands"][seat]
         need = min(SHOWN_WITH_THREE, len(hand))
         if len(cards) != need or len(set(cards)) != need:
@@ -466,8 +441,9 @@ class Paparazzo(Game):
             events += self._reveal_rumors(state)
         return events
 
-    def _select(self, state: State, seat: int, slot: int) -> list[dict]:
+    def _select(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
         """Book: Phase 1, The Selection."""
+        slot = move["slot"]
         card = state["market"][slot]
         if card is None:
             raise IllegalMove(f"Market slot {slot} is empty.", "empty_slot")
@@ -479,7 +455,8 @@ class Paparazzo(Game):
         state["retry"] = False
         return [event("selected", {"seat": seat, "slot": slot, "card": card_info(card), "minimum": minimum})]
 
-    def _offer(self, state: State, seat: int, amount: int, rng: random.Random) -> list[dict]:
+    def _offer(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        amount = move["amount"]
         """Book: Phase 2 (and Panning's / Friese's raises)."""
         need = self.next_minimum(state)
         if amount < need:
@@ -514,13 +491,13 @@ class Paparazzo(Game):
         state["phase"] = "sale"
         return [event("price_set", {"price": lot["high"], "seat": lot["high_seat"]})]
 
-    def _buy(self, state: State, seat: int, rng: random.Random) -> list[dict]:
+    def _buy(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
         price = state["lot"]["high"]
         if state["cash"][seat] < price:
             raise IllegalMove(f"You need ${price:,} in cash to buy this photo.", "cannot_afford")
         return self._sell_to(state, seat, False, rng)
 
-    def _decline(self, state: State, seat: int, rng: random.Random) -> list[dict]:
+    def _decline(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
         """Book: Phase 3 -- mediator first, then clockwise; if all pass, the high offerer must buy."""
         lot = state["lot"]
         lot["declined"].append(seat)
@@ -567,7 +544,8 @@ class Paparazzo(Game):
         state["phase"] = "new_photo"
         return []
 
-    def _place(self, state: State, seat: int, card: int, rng: random.Random) -> list[dict]:
+    def _place(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        card = move["card"]
         if card not in state["hands"][seat]:
             raise IllegalMove("That card is not in your hand.", "not_in_hand")
         return self._do_place(state, seat, card, rng)
@@ -584,7 +562,8 @@ class Paparazzo(Game):
                                  "photos": state["markers"][c], "value": VALUES[state["markers"][c]]})
                 ] + self._end_turn(state, rng)
 
-    def _stunk(self, state: State, seat: int, letter: str, rng: random.Random) -> list[dict]:
+    def _stunk(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        letter = move["celebrity"]
         """Book: Sell a Photo to Stink Magazine -- owned photos only, one per celebrity."""
         if state["retry"]:
             raise IllegalMove("After a penalty the mediator selects a market photo again.", "must_select")
@@ -816,3 +795,9 @@ class Paparazzo(Game):
 
 
 GAME = Paparazzo()
+
+
+def default_move(state: State, seat: int) -> dict:
+    """On a timeout or for a seat that is out: pass on offers and decline to buy (no money at risk);
+    a selection, a new photo or the cards to show, which cannot be refused, take the first legal one."""
+    return safe_default(GAME.legal_moves(state, seat), ("pass", "decline"))

@@ -17,8 +17,10 @@ from .base import (
     Game,
     IllegalMove,
     Outcome,
+    Phase,
     State,
     event,
+    safe_default,
 )
 
 CATEGORIES = ("sex", "crime", "sport", "business")
@@ -97,6 +99,13 @@ class SuperBlatt(Game):
     max_players = 4
     Options = Options
     moves = {"take": TakeMove, "pass": PassMove, "steal": StealMove}
+    #: book: take a top card; after an EXTRA, one more of its category or pass; after arrows, name the victim
+    phases = {
+        "take": Phase({"take": "_take"}, "Take the top card of a column first."),
+        "extra": Phase({"take": "_take_extra", "pass": "_decline_extra"},
+                       "After an EXTRA take a card of the same category or pass."),
+        "steal": Phase({"steal": "_steal"}, "Name the opponent your arrows steal from."),
+    }
 
     def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
         deck = list(range(DECK_SIZE))
@@ -162,26 +171,9 @@ class SuperBlatt(Game):
         return [p for p, hand in enumerate(state["hands"]) if p != seat and count(hand, category)]
 
     # -- applying ----------------------------------------------------------------------
-    def apply(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if state["over"]:
-            raise IllegalMove("The match is over.", "match_over")
-        if seat != state["turn"]:
-            raise IllegalMove("It is not your turn.", "not_your_turn")
-        kind = move["type"]
+    def phase(self, state: State) -> str:
         pending = state["pending"]
-        if pending is None:
-            if kind != "take":
-                raise IllegalMove("Take the top card of a column first.", "take_first")
-            return self._take(state, seat, move["column"])
-        if pending["kind"] == "extra":
-            if kind == "pass":
-                return [event("extra_declined", {"seat": seat})] + self._end_turn(state, seat)
-            if kind != "take":
-                raise IllegalMove("After an EXTRA take a card of the same category or pass.", "extra_pending")
-            return self._take_extra(state, seat, move["column"], pending["category"])
-        if kind != "steal":
-            raise IllegalMove("Name the opponent your arrows steal from.", "steal_pending")
-        return self._steal(state, seat, move["victim"], pending)
+        return "take" if pending is None else pending["kind"]
 
     def _top(self, state: State, column: int) -> int:
         if not 0 <= column < len(state["columns"]):
@@ -191,7 +183,8 @@ class SuperBlatt(Game):
             raise IllegalMove(f"Column {column} is empty.", "column_empty")
         return col[-1]
 
-    def _take(self, state: State, seat: int, column: int) -> list[dict]:
+    def _take(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        column = move["column"]
         card = self._top(state, column)
         state["columns"][column].pop()
         state["hands"][seat].append(card)
@@ -215,7 +208,11 @@ class SuperBlatt(Game):
                 events += self._do_steal(state, seat, victims[0], cat, info["arrows"])
         return events + self._end_turn(state, seat)
 
-    def _take_extra(self, state: State, seat: int, column: int, category: str) -> list[dict]:
+    def _decline_extra(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        return [event("extra_declined", {"seat": seat})] + self._end_turn(state, seat)
+
+    def _take_extra(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        column, category = move["column"], state["pending"]["category"]
         card = self._top(state, column)
         if CATEGORY_OF[card] != category:
             raise IllegalMove(f"The extra card must be {category}, the category of the EXTRA.", "wrong_category")
@@ -225,7 +222,8 @@ class SuperBlatt(Game):
         took = event("took_extra", {"seat": seat, "column": column, "card": CARDS[card]})
         return [took] + self._end_turn(state, seat)
 
-    def _steal(self, state: State, seat: int, victim: int, pending: dict) -> list[dict]:
+    def _steal(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+        victim, pending = move["victim"], state["pending"]
         if victim == seat or not 0 <= victim < state["players"]:
             raise IllegalMove("Steal from an opponent at this table.", "bad_victim")
         if not count(state["hands"][victim], pending["category"]):
@@ -339,3 +337,9 @@ class SuperBlatt(Game):
 
 
 GAME = SuperBlatt()
+
+
+def default_move(state: State, seat: int) -> dict:
+    """On a timeout or for a seat that is out: after an EXTRA, pass (the book: "may" take one more);
+    else take from the leftmost column that has a card; an arrow steals from the first victim."""
+    return safe_default(GAME.legal_moves(state, seat), ("pass",))

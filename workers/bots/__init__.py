@@ -2,7 +2,8 @@
 
 A bot is ``choose(view, moves, seat, rng) -> move``: it sees exactly what its seat sees (the
 view and the legal-move list, ranges included) and returns one concrete move.  Bots that
-search must build a full state with the game's ``sample_state`` rather than peek.
+search must build a full state with the game's ``sample_state`` rather than peek.  ``search``
+(``search.py``) is the same information-set MCTS for every game, with a budget per decision.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from service.games import GAMES
 from service.games.base import concretize
 
 from . import big_shot, dice_party, paparazzo, picture_perfect, super_blatt
+from .search import DEFAULT_BUDGET, Budget
+from .search import bot as search_bot
 
 Bot = Callable[[dict, list[dict], int, random.Random], dict]
 
@@ -22,14 +26,21 @@ def random_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> 
     return concretize(rng.choice(moves), rng)
 
 
+GREEDY: dict[str, Bot] = {
+    "super_blatt": super_blatt.greedy,
+    "big_shot": big_shot.greedy,
+    "paparazzo": paparazzo.greedy,
+    "dice_party": dice_party.greedy,
+    "picture_perfect": picture_perfect.greedy,
+}
 BOTS: dict[str, dict[str, Bot]] = {
-    "super_blatt": {"random": random_bot, "greedy": super_blatt.greedy},
-    "big_shot": {"random": random_bot, "greedy": big_shot.greedy},
-    "paparazzo": {"random": random_bot, "greedy": paparazzo.greedy},
-    "dice_party": {"random": random_bot, "greedy": dice_party.greedy},
-    "picture_perfect": {"random": random_bot, "greedy": picture_perfect.greedy},
+    game: {"random": random_bot, "greedy": greedy, "search": search_bot(GAMES[game], greedy, DEFAULT_BUDGET)}
+    for game, greedy in GREEDY.items()
 }
 
 
-def bot_kinds(game: str) -> list[str]:
-    return sorted(BOTS.get(game, {}))
+def make_bot(game: str, kind: str, budget: Budget | None = None) -> Bot:
+    """The bot of that kind; ``search`` with the seat's own budget when it asked for one."""
+    if kind == "search" and budget is not None:
+        return search_bot(GAMES[game], GREEDY[game], budget)
+    return BOTS[game][kind]

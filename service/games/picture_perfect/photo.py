@@ -98,10 +98,13 @@ class Layout:
         return h <= SHORT and _DECOR_COVERS[s] in self.decor
 
     def hides(self, g: int, x: int) -> bool:
-        """Guest g hides the face of x: x is placed and has a face, g stands in front and is as tall."""
+        """Guest g hides the face of x: x is placed, g stands in front and is as tall.
+
+        RULINGS.md: this covers x's face; the Potted Palm's face always counts as hidden, and a
+        tall guest in front of it hides it too.
+        """
         px = self.pos[x]
-        return (px >= 0 and x not in NO_FACE and self.pos[g] in IN_FRONT[px]
-                and HEIGHT[g] >= HEIGHT[x])
+        return px >= 0 and self.pos[g] in IN_FRONT[px] and HEIGHT[g] >= HEIGHT[x]
 
     def card_ok(self, card_id: int, g: int) -> bool:
         """Whether guest g (placed) fulfils preference card ``card_id`` in this photo."""

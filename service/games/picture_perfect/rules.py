@@ -52,7 +52,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from ..base import BaseOptions, Game, IllegalMove, Outcome, State, event, span
+from ..base import BaseOptions, Game, IllegalMove, Outcome, Phase, State, event, safe_default, span
 from .data import (
     AUCTION,
     AUCTION_AUCTION_CARDS,
@@ -273,6 +273,34 @@ class PicturePerfect(Game):
     Options = Options
     moves = MOVES
     variants = ({}, {"auctions": True})
+    #: each pending decision (``phase``) and its moves; the book's section for each
+    phases = {
+        "look": Phase({"ready": "_apply_look", "vip": "_apply_look"},
+                      "Step 1: look into your envelopes, then answer 'ready' (or add your VIP card with 'vip')."),
+        "dance": Phase({"keep": "_apply_dance"}, "Dance: name the one envelope you keep."),
+        "gifts": Phase({"gift": "_apply_gifts"}, "Gifts: give one of your envelopes to a neighbour."),
+        "rumors": Phase({"peek": "_apply_rumors", "pass": "_apply_rumors"},
+                        "Rumors: look into one envelope in the middle or of another player, or pass."),
+        "partner_take": Phase({"take": "_apply_partner"},
+                              "Choose Your Partner: take your envelopes from the middle first."),
+        "partner_return": Phase({"return": "_apply_partner"},
+                                "Choose Your Partner: return as many of your envelopes to the middle."),
+        "theft": Phase({"steal": "_apply_theft"}, "Theft: take one envelope from the player on your left."),
+        "auction_deposit": Phase({"deposit": "_apply_auction"},
+                                 "Shared auction: put one of your envelopes in the middle first."),
+        "auction_offer": Phase({"offer": "_apply_offer"}, "You are the active player: choose the envelope to auction."),
+        "auction_settle": Phase({"sell": "_apply_auction", "buy": "_apply_auction"},
+                                "Shared auction: sell the envelope to the highest bidder or buy it yourself."),
+        "auction_fixed_price": Phase({"pay": "_apply_auction", "pass": "_apply_auction"},
+                                     "Fixed Price auction: pay the price to look, or pass."),
+        "auction_secret": Phase({"bid": "_apply_auction"},
+                                "Secret auction: bid any number of your decorations (0 is allowed)."),
+        "auction_bid": Phase({"bid": "_apply_auction", "pass": "_apply_auction"},
+                             "Auction: bid more than the highest bid, or pass."),
+        "placement": Phase({"place": "_apply_placement", "decorate": "_apply_placement", "vip": "_apply_placement",
+                            "done": "_apply_placement"},
+                           "Final placement: place a guest, decorate the table, add your VIP card, or 'done'."),
+    }
 
     # -- setup -------------------------------------------------------------------------------
     def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
@@ -408,9 +436,6 @@ class PicturePerfect(Game):
 
     def _apply_look(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
         kind = move["type"]
-        if kind not in ("ready", "vip"):
-            raise _bad("Step 1: look into your envelopes, then answer 'ready' (or add your VIP card with 'vip').",
-                       "wrong_step")
         events = []
         if kind == "vip":
             self._check_vip(state, seat, move["guest"], openable(state, seat))
@@ -447,8 +472,6 @@ class PicturePerfect(Game):
         return [] if waiting else self._resolve_dance(state, rng)
 
     def _apply_dance(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if move["type"] != "keep":
-            raise _bad("Dance: name the one envelope you keep.", "wrong_step")
         if state["holder"][move["guest"]] != seat:
             raise _bad("You can only keep an envelope you hold.", "not_yours")
         events, all_in = self._seal(state, seat, "dance", "keep", move["guest"])
@@ -506,8 +529,6 @@ class PicturePerfect(Game):
         return [] if waiting else self._resolve_gifts(state, rng)
 
     def _apply_gifts(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if move["type"] != "gift":
-            raise _bad("Gifts: give one of your envelopes to a neighbour.", "wrong_step")
         if not any(m["guest"] == move["guest"] and m["to"] == move["to"] for m in self._legal_gifts(state, seat)):
             if state["holder"][move["guest"]] != seat:
                 raise _bad("You can only give an envelope you hold.", "not_yours")
@@ -558,8 +579,6 @@ class PicturePerfect(Game):
         return [{"type": "peek", "guest": g} for g in GUESTS if holder[g] != seat] + [{"type": "pass"}]
 
     def _apply_rumors(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if move["type"] not in ("peek", "pass"):
-            raise _bad("Rumors: look into one envelope in the middle or of another player, or pass.", "wrong_step")
         if move["type"] == "peek" and state["holder"][move["guest"]] == seat:
             raise _bad("Rumors: choose an envelope in the middle or of another player.", "own_envelope")
         events, all_in = self._seal(state, seat, "rumors", "peek", move.get("guest"))
@@ -630,14 +649,10 @@ class PicturePerfect(Game):
         p = state["pending"]
         guest = move.get("guest")
         if len(p["taken"]) < p["count"]:
-            if move["type"] != "take":
-                raise _bad(f"Choose Your Partner: take {p['count']} envelopes from the middle first.", "wrong_step")
             if state["holder"][guest] != MIDDLE:
                 raise _bad("That envelope is not in the middle.", "not_in_middle")
             events = self._partner_take(state, seat, guest)
         else:
-            if move["type"] != "return":
-                raise _bad(f"Choose Your Partner: return {p['count']} of your envelopes to the middle.", "wrong_step")
             if state["holder"][guest] != seat:
                 raise _bad("You can only return an envelope you hold.", "not_yours")
             events = self._partner_return(state, seat, guest)
@@ -658,8 +673,6 @@ class PicturePerfect(Game):
         return [] if waiting else self._resolve_theft(state, rng)
 
     def _apply_theft(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if move["type"] != "steal":
-            raise _bad("Theft: take one envelope from the player on your left.", "wrong_step")
         if state["holder"][move["guest"]] != (seat + 1) % state["players"]:
             raise _bad("Theft: take an envelope of the player on your left.", "not_left_neighbour")
         events, all_in = self._seal(state, seat, "theft", "steal", move["guest"])
@@ -761,8 +774,6 @@ class PicturePerfect(Game):
         p = state["pending"]
         step, kind = p["step"], move["type"]
         if step == "deposit":
-            if kind != "deposit":
-                raise _bad("Shared auction: put one of your envelopes in the middle first.", "wrong_step")
             if move["guest"] not in openable(state, seat):
                 raise _bad("Put one of your own envelopes (not one won this round) in the middle.", "not_yours")
             p["deposits"][seat] = move["guest"]
@@ -772,18 +783,12 @@ class PicturePerfect(Game):
             if not p["waiting"]:
                 events += self._resolve_deposits(state, rng)
             return events
-        if step == "offer":
-            return self._apply_offer(state, seat, move, rng)
         if step == "settle":
-            if kind not in ("sell", "buy"):
-                raise _bad("Shared auction: sell the envelope to the highest bidder or buy it yourself.", "wrong_step")
             if kind == "buy" and state["decorations"][seat] < p["high"]:
                 raise _bad("You do not have enough decorations to buy it; you must sell.", "cannot_afford")
             return self._settle_shared(state, kind == "buy", rng)
         card = p["card"]
         if card == "fixed_price":
-            if kind not in ("pay", "pass"):
-                raise _bad("Fixed Price auction: pay the price to look, or pass.", "wrong_step")
             p["answers"][seat] = kind == "pay"
             p["waiting"].remove(seat)
             events = [event("chose", {"seat": seat, "card": card}),
@@ -792,8 +797,6 @@ class PicturePerfect(Game):
                 events += self._resolve_fixed(state, rng)
             return events
         if card in ("secret", "unfair_secret"):
-            if kind != "bid":
-                raise _bad("Secret auction: bid any number of your decorations (0 is allowed).", "wrong_step")
             amount = move["amount"]
             if not p["floor"][seat] <= amount <= state["decorations"][seat]:
                 raise _bad(f"Bid between {p['floor'][seat]} and your {state['decorations'][seat]} decorations.",
@@ -805,8 +808,6 @@ class PicturePerfect(Game):
             if not p["waiting"]:
                 events += self._resolve_secret(state, rng)
             return events
-        if kind not in ("bid", "pass"):
-            raise _bad("Auction: bid more than the highest bid, or pass.", "wrong_step")
         if kind == "bid":
             amount = move["amount"]
             if not p["high"] < amount <= state["decorations"][seat]:
@@ -830,8 +831,6 @@ class PicturePerfect(Game):
     def _apply_offer(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
         p = state["pending"]
         card = p["card"]
-        if move["type"] != "offer":
-            raise _bad("You are the active player: choose the envelope to auction.", "wrong_step")
         guest = move["guest"]
         if guest not in self._offerable(state, seat):
             where = "in the middle" if card == "shared" else "of yours that you did not win this round"
@@ -1053,9 +1052,6 @@ class PicturePerfect(Game):
         if kind == "vip":
             self._check_vip(state, seat, move["guest"], held(state, seat))
             return [self._add_vip(state, seat, move["guest"])]
-        if kind != "done":
-            raise _bad("Final placement: place a guest, decorate the table, add your VIP card, or 'done'.",
-                       "wrong_step")
         pl["done"] = True
         state["pending"]["waiting"].remove(seat)
         events = [event("placement_done", {"seat": seat})]
@@ -1092,18 +1088,19 @@ class PicturePerfect(Game):
             return [{"type": "steal", "guest": g} for g in held(state, (seat + 1) % state["players"])]
         return getattr(self, self._LEGAL[kind])(state, seat)
 
-    def apply(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        if state["phase"] == "over":
-            raise IllegalMove("The match is over.", "match_over")
+    def phase(self, state: State) -> str:
+        """The pending decision; Choose Your Partner and the auctions by their step."""
         p = state["pending"]
-        if seat not in p["waiting"]:
-            raise IllegalMove("It is not your turn: you owe no decision now.", "not_your_turn")
-        handler = {
-            "look": self._apply_look, "dance": self._apply_dance, "gifts": self._apply_gifts,
-            "rumors": self._apply_rumors, "partner": self._apply_partner, "theft": self._apply_theft,
-            "auction": self._apply_auction, "placement": self._apply_placement,
-        }[p["kind"]]
-        return handler(state, seat, move, rng)
+        kind = p["kind"]
+        if kind == "partner":
+            return "partner_take" if len(p["taken"]) < p["count"] else "partner_return"
+        if kind != "auction":
+            return kind
+        if p["step"] != "bid":
+            return f"auction_{p['step']}"
+        card = p["card"]
+        return ("auction_fixed_price" if card == "fixed_price"
+                else "auction_secret" if card in ("secret", "unfair_secret") else "auction_bid")
 
     def is_over(self, state: State) -> bool:
         return state["phase"] == "over"
@@ -1334,3 +1331,10 @@ class PicturePerfect(Game):
 
 
 GAME = PicturePerfect()
+
+
+def default_move(state: State, seat: int) -> dict:
+    """On a timeout or for a seat that is out: be ready, pass (rumors, auctions), be done placing;
+    a decision that cannot be refused (keep, steal, gift, take, return, deposit, offer) takes the
+    first legal one at its lowest price."""
+    return safe_default(GAME.legal_moves(state, seat), ("ready", "pass", "done", "sell"))
