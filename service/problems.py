@@ -12,12 +12,16 @@ CODES: dict[str, tuple[int, str]] = {
     "not_found": (404, "No such resource"),
     "method_not_allowed": (405, "Method not allowed"),
     "bad_token": (401, "Missing or wrong seat token"),
+    "bad_ticket": (401, "Unknown or expired stream ticket"),
     "not_host": (403, "Only the host may do this"),
     "not_a_seat": (403, "This needs a seat token"),
+    "invalid_cursor": (422, "The listing cursor is not valid"),
     "invalid_options": (422, "The options or player count do not describe a playable match"),
     "unknown_bot": (422, "No such bot for this game"),
+    "invalid_clock": (422, "The clock settings are not usable"),
     "invalid_move": (422, "Not a move of this game"),
     "illegal_move": (422, "The rules forbid this move now"),
+    "idempotency_mismatch": (422, "This Idempotency-Key was used for another request"),
     "not_your_turn": (409, "It is not this seat's turn"),
     "stale_version": (409, "The match has moved on since the expected version"),
     "match_not_started": (409, "The match is still waiting for players"),
@@ -26,20 +30,28 @@ CODES: dict[str, tuple[int, str]] = {
     "seat_taken": (409, "That seat is not open"),
     "no_open_seat": (409, "Every seat is taken"),
     "result_not_ready": (409, "The match has no result yet"),
+    "already_rated": (409, "This match is already on the ladder"),
     "not_over": (409, "Only available once the match is over"),
+    "already_away": (409, "The seat is already played by a bot"),
+    "not_away": (409, "The seat is not away"),
+    "seat_out": (409, "The seat forfeited the match"),
     "body_too_large": (413, "The request body is too large"),
+    "too_many_streams": (429, "Too many open event streams for this token"),
+    "internal": (500, "The server failed on this request"),
     "busy": (503, "The match is too busy; retry"),
+    "redis_unavailable": (503, "The store is unreachable; retry"),
 }
 
 
 class Problem(Exception):
     """An error answer; raise it anywhere below a route."""
 
-    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+    def __init__(self, code: str, detail: str, retry_after: int | None = None, **extra: Any) -> None:
         super().__init__(detail)
         self.code = code
         self.status, self.title = CODES[code]
         self.detail = detail
+        self.retry_after = retry_after  # sent as the Retry-After header
         self.extra = extra
 
     def as_dict(self) -> dict:

@@ -7,34 +7,63 @@ so HTTP moves and bot moves share one path and one compare-and-set.
 from __future__ import annotations
 
 import hashlib
-import random
+import json
+import math
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import redis
 from redis.client import Pipeline
+from redis.cluster import RedisCluster
 from rq import Queue, Retry
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
+from service import clock
 from service.config import Settings
-from service.games import GAMES, Game, GameError
+from service.games import BOT_KINDS, DEFAULT_MOVES, GAMES, Game, GameError
 from service.problems import Problem
+from service.record import FORMAT_VERSION, match_rng, rank_forfeits
 from service.store import AlreadyAnswered, Conflict, Match, Store, dumps, idem_key, pending_key
-from workers.bots import bot_kinds
 
 HOST = -1  # the host token's entry in the auth table
+SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
 ACTIVE = "active"
+
+
+def new_token() -> str:
+    """A bearer token (192 random bits) that never starts with '-', so `referee ... --token T` never reads it
+    as an option."""
+    while (token := secrets.token_urlsafe(24)).startswith("-"):
+        pass
+    return token
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def match_rng(seed: Any, step: int | str) -> random.Random:
-    """All of a match's randomness: its secret seed and the version the move is applied at."""
-    return random.Random(f"{seed}:{step}")
+def timeout_job_id(match_id: str, seat: int, version: int) -> str:
+    """The timeout of the timer ``seat`` started at ``version``: fires at most once."""
+    return f"timeout_{match_id}_{seat}_{version}"
+
+
+def player_of(seat: dict) -> str | None:
+    """Who plays a seat for its owner: its bot kind, the bot it handed itself to (away, or timed
+    out under on_timeout "bot"), "default" once it is out (forfeit); None for its human."""
+    return seat.get("bot") or seat.get("away") or ("default" if seat.get("out") else None)
+
+
+def request_digest(move: Any, expected_version: int | None) -> str:
+    """What an Idempotency-Key stands for: the move and expected_version, whatever their key order."""
+    canonical = json.dumps([move, expected_version], sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
 
 
 def visible(event: dict, seat: int | None) -> bool:
@@ -42,17 +71,70 @@ def visible(event: dict, seat: int | None) -> bool:
     return to == "all" or (seat is not None and seat in to)
 
 
+@dataclass
+class Stream:
+    """One open event stream: whose events it shows, and its lease among its token's open streams.
+
+    The lease is renewed at every heartbeat, so the streams of a process that died stop counting.
+    """
+
+    store: Store
+    match_id: str
+    viewer: int | None
+    holder: int | None
+    id: str
+    lease: float
+
+    def renew(self) -> None:
+        if self.holder is not None:
+            self.store.renew_stream(self.match_id, self.holder, self.id, self.lease)
+
+    def close(self) -> None:
+        if self.holder is not None:
+            self.store.close_stream(self.match_id, self.holder, self.id)
+
+
 def public_event(event: dict) -> dict:
     return {"seq": event["seq"], "version": event["v"], "type": event["type"], "data": event["data"]}
 
 
+def parse_cursor(cursor: str | None) -> tuple[int, str] | None:
+    """A listing cursor is ``<created µs>.<match id>`` of the last match a page showed."""
+    if cursor is None:
+        return None
+    created, _, match_id = cursor.partition(".")
+    if not (created.isdigit() and match_id.isalnum() and len(match_id) <= 32):
+        raise Problem("invalid_cursor", "That cursor is not one a listing gave; start again without it.")
+    return int(created), match_id
+
+
+def public_seats(meta: dict) -> list[dict]:
+    """What anyone may know of the seats: who sits where, bots, who is away or out; never a token."""
+    return [{"seat": i, "name": s["name"], "bot": s["bot"], "joined": s["joined"], "away": s.get("away"),
+             "out": bool(s.get("out"))} for i, s in enumerate(meta["seats"])]
+
+
+def listing_item(match_id: str, summary: dict) -> dict:
+    """What anyone may know of a listed match: never its seed or tokens."""
+    seats = public_seats(summary["meta"])
+    waiting = summary["status"] == "waiting"
+    return {"id": match_id, "game": summary["game"], "title": GAMES[summary["game"]].title,
+            "status": summary["status"], "version": summary["version"], "players": len(seats),
+            "seats": seats, "open_seats": sum(1 for s in seats if not s["joined"]) if waiting else 0,
+            "options": summary["meta"]["options"], "created": summary["meta"]["created"]}
+
+
 class Referee:
-    def __init__(self, client: redis.Redis, settings: Settings) -> None:
+    def __init__(self, client: redis.Redis | RedisCluster, settings: Settings,
+                 queue: redis.Redis | None = None) -> None:
+        """``client``: the match store; ``queue``: RQ's server (default: the store's own, one transaction)."""
         self.settings = settings
         self.redis = client
-        self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl)
-        self.queue = Queue(settings.queue, connection=client, serializer=JSONSerializer)
-        self.pending = pending_key(settings.queue)
+        queue = client if queue is None else queue
+        self.queue = Queue(settings.queue, connection=queue, serializer=JSONSerializer)
+        self.scheduled = ScheduledJobRegistry(queue=self.queue)
+        self.search_queue = Queue(settings.search_queue, connection=queue, serializer=JSONSerializer)
+        self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl, queue, pending_key(settings.queue))
 
     # -- helpers ------------------------------------------------------------------------------
     @staticmethod
@@ -90,48 +172,89 @@ class Referee:
 
     @staticmethod
     def owed_bots(match: Match) -> list[int]:
-        """The bot seats that owe a decision now (none unless the match is active)."""
+        """The seats a worker plays (bots, away, out) that owe a decision now (none unless active)."""
         if match.status != ACTIVE:
             return []
         seats = match.meta["seats"]
-        return [s for s in GAMES[match.game].to_act(match.state) if seats[s].get("bot")]
+        return [s for s in GAMES[match.game].to_act(match.state) if player_of(seats[s])]
+
+    @staticmethod
+    def _tick(match: Match, mover: int | None = None) -> None:
+        """Bring a clocked match's timers up to date in the commit that changes whose decision it is."""
+        if "clock" not in match.meta:
+            return
+        owing = []
+        if match.status == ACTIVE:
+            seats = match.meta["seats"]
+            owing = [s for s in GAMES[match.game].to_act(match.state) if not player_of(seats[s])]
+        stopped = clock.update_timers(match.meta, owing, time.time(), match.version + 1, mover)
+        match.void_jobs += [timeout_job_id(match.id, seat, set_at) for seat, set_at in stopped]
+        match.meta_changed = True
 
     def jobs(self, match: Match, version: int) -> Callable[[Pipeline], None] | None:
         """What the match owes at ``version`` (bot turns, or its scoring), as a writer of RQ jobs
-        for the commit's own transaction; None when it owes nothing.
-
-        A match that owes a job is noted in the queue's pending set for the sweeper, which drops it
-        once it owes none.
+        for the commit to run; None when it owes nothing.  The store also notes such a match in
+        the queue's pending set for the sweeper, which drops it once it owes none.
         """
         bots = self.owed_bots(match)
         scoring = match.status == "scoring"
-        if not bots and not scoring:
+        timeouts = clock.started(match.meta, version) if match.status == ACTIVE else []
+        void = match.void_jobs
+        if not bots and not scoring and not timeouts and not void:
             return None
 
         def write(pipe: Pipeline) -> None:
             for seat in bots:
-                self.enqueue_bot_turn(match.id, seat, version, pipe)
+                self.enqueue_bot_turn(match, seat, version, pipe)
+            for seat, deadline in timeouts:
+                self.enqueue_timeout(match.id, seat, version, deadline, pipe)
+            for job_id in void:  # cheaper than running a timeout job that would find nothing owed
+                pipe.zrem(self.scheduled.key, job_id)
+                pipe.delete(Job.key_for(job_id))
             if scoring:
                 self.enqueue_scoring(match.id, pipe)
-            pipe.zadd(self.pending, {match.id: time.time()})
 
         return write
 
-    def enqueue_bot_turn(self, match_id: str, seat: int, version: int, pipe: Pipeline | None = None) -> None:
-        self._enqueue("workers.jobs.play_bot_turn", (match_id, seat, version), f"bot_{match_id}_{seat}_{version}",
-                      pipe)
+    def bot_queue(self, match: Match, seat: int) -> Queue:
+        """Search turns take up to their budget: they have a queue (and workers) of their own, so a
+        long search never holds up the quick turns of other matches."""
+        return self.search_queue if match.meta["seats"][seat].get("bot") == "search" else self.queue
+
+    def enqueue_bot_turn(self, match: Match, seat: int, version: int, pipe: Pipeline | None = None) -> None:
+        budget = match.meta["seats"][seat].get("budget") or {}
+        timeout = self.settings.job_timeout + SEARCH_CAP_S * bool(budget)
+        self._enqueue(self.bot_queue(match, seat), "workers.jobs.play_bot_turn", (match.id, seat, version),
+                      f"bot_{match.id}_{seat}_{version}", pipe, timeout)
 
     def enqueue_scoring(self, match_id: str, pipe: Pipeline | None = None) -> None:
-        self._enqueue("workers.jobs.score_match", (match_id,), f"score_{match_id}", pipe)
+        self._enqueue(self.queue, "workers.jobs.score_match", (match_id,), f"score_{match_id}", pipe)
 
-    def _enqueue(self, func: str, args: tuple, job_id: str, pipe: Pipeline | None) -> None:
+    def enqueue_timeout(self, match_id: str, seat: int, version: int, deadline: float | None = None,
+                        pipe: Pipeline | None = None) -> None:
+        """The timeout of the timer started at ``version``, for RQ's scheduler (now without ``deadline``).
+
+        The scheduler counts whole seconds (its registry scores are truncated), so the job is set
+        for the deadline rounded up: it never fires before the deadline."""
+        job_id = timeout_job_id(match_id, seat, version)
+        if deadline is None:
+            self._enqueue(self.queue, "workers.jobs.clock_timeout", (match_id, seat, version), job_id, pipe)
+            return
+        self.queue.enqueue_at(datetime.fromtimestamp(math.ceil(deadline), UTC), "workers.jobs.clock_timeout",
+                              match_id, seat, version, job_id=job_id, job_timeout=self.settings.job_timeout,
+                              result_ttl=60, failure_ttl=24 * 3600, retry=Retry(max=3, interval=[1, 2, 4]),
+                              pipeline=pipe)
+
+    def _enqueue(self, queue: Queue, func: str, args: tuple, job_id: str, pipe: Pipeline | None,
+                 timeout: int | None = None) -> None:
         """Short timeouts, retries with backoff; the id from (match, seat, version) collapses duplicates."""
-        self.queue.enqueue_call(func, args=args, job_id=job_id, timeout=self.settings.job_timeout, result_ttl=60,
-                                failure_ttl=24 * 3600, retry=Retry(max=3, interval=[1, 2, 4]), pipeline=pipe)
+        queue.enqueue_call(func, args=args, job_id=job_id, timeout=timeout or self.settings.job_timeout,
+                           result_ttl=60, failure_ttl=24 * 3600, retry=Retry(max=3, interval=[1, 2, 4]),
+                           pipeline=pipe)
 
     # -- matches ------------------------------------------------------------------------------
     def create_match(self, game_name: str, players: int, options: dict | None, seed: Any,
-                     seats: list[dict] | None) -> dict:
+                     seats: list[dict] | None, clock_request: dict | None = None, listed: bool = True) -> dict:
         game = self.game(game_name)
         try:
             loaded = game.load_options(players, options)
@@ -140,47 +263,98 @@ class Referee:
         seats = seats if seats is not None else [{} for _ in range(players)]
         if len(seats) != players:
             raise Problem("invalid_options", f"'seats' lists {len(seats)} seats for {players} players.")
-        kinds = bot_kinds(game.name)
+        kinds = sorted(BOT_KINDS)
         for s in seats:
             if s.get("bot") is not None and s["bot"] not in kinds:
                 raise Problem("unknown_bot", f"{game.title} has the bots {kinds}, not {s['bot']!r}.")
-        seed = secrets.randbits(64) if seed is None else seed
-        match_id = secrets.token_hex(8)
-        host_token = secrets.token_urlsafe(24)
-        auth = {token_hash(host_token): HOST}
-        meta_seats, out_seats = [], []
+        if clock_request is not None:
+            clock_request = {"on_timeout": "default", **clock_request}
+            why = clock.check_clock(clock_request, kinds)
+            if why:
+                raise Problem("invalid_clock", why)
+        host_token = new_token()
+        tokens = {i: new_token() for i, s in enumerate(seats) if s.get("name") and not s.get("bot")}
+        match = self._new_match(game, loaded, seats, secrets.randbits(64) if seed is None else seed,
+                                clock.new_clock(clock_request, players) if clock_request else {},
+                                token_hash(host_token), tokens)
+        match.meta["listed"] = listed  # a rematch is listed as its match was
+        self.store.create(match, self.jobs(match, match.version), listed)
+        out_seats = [{"seat": i, "name": s["name"], "bot": s["bot"], "token": tokens.get(i)}
+                     for i, s in enumerate(match.meta["seats"])]
+        return {"id": match.id, "game": game.name, "status": match.status, "host_token": host_token,
+                "seats": out_seats}
+
+    def _new_match(self, game: Game, options: dict, seats: list[dict], seed: Any, clocked: dict, host_hash: str,
+                   tokens: dict[int, str], match_id: str | None = None) -> Match:
+        """A match at version 1, dealt, started when every seat is taken (not yet stored)."""
+        players = len(seats)
+        auth = {host_hash: HOST}
+        meta_seats = []
         for i, s in enumerate(seats):
-            token = None
             entry = {"name": s.get("name"), "bot": s.get("bot")}
+            if entry["bot"] == "search":
+                # iterations alone make the play reproducible; the time cap then only guards the worker
+                ms = s.get("budget_ms") or (None if s.get("iterations") else self.settings.search_ms)
+                entry["budget"] = {"iterations": s.get("iterations"), "ms": ms}
             if entry["bot"]:
                 entry["name"] = entry["name"] or f"{entry['bot']} bot"
-            elif entry["name"]:
-                token = secrets.token_urlsafe(24)
-                auth[token_hash(token)] = i
+            elif i in tokens:
+                auth[token_hash(tokens[i])] = i
             entry["joined"] = bool(entry["bot"] or entry["name"])
             meta_seats.append(entry)
-            out_seats.append({"seat": i, "name": entry["name"], "bot": entry["bot"], "token": token})
-        state, opening = game.opening(players, loaded, match_rng(seed, "setup"))
-        match = Match(id=match_id, game=game.name, status="waiting", version=0, state=state,
-                      meta={"players": players, "options": loaded, "seed": seed, "seats": meta_seats,
-                            "created": time.time()},
+        state, opening = game.opening(players, options, match_rng(seed, "setup"))
+        match = Match(id=match_id or secrets.token_hex(8), game=game.name, status="waiting", version=0, state=state,
+                      meta={"players": players, "options": options, "seed": seed, "seats": meta_seats,
+                            "created": time.time(), **clocked},
                       auth=auth, seq=0, result=None)
         match.emit([{"type": "match_created", "data": {"game": game.name, "players": players,
-                                                       "options": loaded}, "to": "all"}] + opening)
+                                                       "options": options}, "to": "all"}] + opening)
         self._maybe_start(match)
         match.version = 1
-        self.store.create(match, self.jobs(match, match.version))
-        return {"id": match_id, "game": game.name, "status": match.status, "host_token": host_token,
-                "seats": out_seats}
+        return match
+
+    def list_matches(self, status: str | None, game: str | None, open_seats: bool | None, limit: int,
+                     cursor: str | None) -> dict:
+        """Listed matches, newest first, that pass the filters as they are now (the index may lag).
+
+        Reads at most a bounded number of index entries per page, so a rare filter answers a short
+        page with a ``next_cursor`` rather than scanning everything; expired matches leave the index.
+        """
+        if game is not None:
+            self.game(game)
+        position = parse_cursor(cursor)
+        items: list[dict] = []
+        budget = max(4 * limit, 200)
+        exhausted = False
+        while len(items) < limit and budget > 0 and not exhausted:
+            batch = self.store.listing_page(game, position, min(budget, 100))
+            exhausted = not batch
+            gone = []
+            for (match_id, created), summary in zip(batch, self.store.summaries([m for m, _ in batch])):
+                budget -= 1
+                position = (created, match_id)
+                if summary is None:
+                    gone.append(match_id)
+                    continue
+                item = listing_item(match_id, summary)
+                if ((status is None or item["status"] == status)
+                        and (open_seats is None or (item["open_seats"] > 0) == open_seats)):
+                    items.append(item)
+                    if len(items) == limit:
+                        break
+            self.store.unlist(gone, list(GAMES))
+        more = not exhausted and bool(self.store.listing_page(game, position, 1))
+        return {"matches": items, "next_cursor": f"{position[0]}.{position[1]}" if more and position else None}
 
     def _maybe_start(self, match: Match) -> None:
         if all(s["joined"] for s in match.meta["seats"]):
             match.status = ACTIVE
             game = GAMES[match.game]
             match.emit([{"type": "match_started", "data": {"to_act": game.to_act(match.state)}, "to": "all"}])
+            self._tick(match)
 
     def join(self, match_id: str, name: str, seat: int | None) -> dict:
-        token = secrets.token_urlsafe(24)
+        token = new_token()
 
         def decide(match: Match) -> int:
             if match.status != "waiting":
@@ -230,13 +404,18 @@ class Referee:
             "version": match.version,
             "seat": viewer,
             "to_act": [] if match.status != ACTIVE else game.to_act(match.state),
-            "seats": [{"seat": i, "name": s["name"], "bot": s["bot"], "joined": s["joined"]}
-                      for i, s in enumerate(match.meta["seats"])],
+            "seats": public_seats(match.meta),
             "options": match.meta["options"],
             "view": game.view(match.state, viewer),
         }
+        if "clock" in match.meta:
+            out["clock"] = clock.clock_view(match.meta, time.time())
         if match.result is not None:
             out["result"] = match.result
+        rematch = match.meta.get("rematch")
+        if rematch is not None:  # a seat's new token only to that seat
+            mine = rematch["seats"].get(str(viewer)) if viewer is not None else None
+            out["rematch"] = {"id": rematch["id"], **(mine or {})}
         if match.status in ("scoring", "finished"):  # the game is over: nothing is hidden any more
             out["seed"] = match.meta["seed"]
         return out
@@ -245,7 +424,7 @@ class Referee:
         match = self._load(match_id)
         seat = self._player_seat(match, token)
         moves = GAMES[match.game].legal_moves(match.state, seat) if match.status == ACTIVE else []
-        return {"version": match.version, "seat": seat, "moves": moves}
+        return {"game": match.game, "version": match.version, "seat": seat, "moves": moves}
 
     def _player_seat(self, match: Match, token: str | None) -> int:
         seat = self.seat_of(match, token, required=True)
@@ -259,9 +438,11 @@ class Referee:
         """The one path a move takes, from HTTP (token) or from a bot job (``as_seat``).
 
         An ``idempotency_key`` already answered is caught inside the commit's compare-and-set, or,
-        when the replay is refused on the new state, by looking up the earlier answer.
+        when the replay is refused on the new state, by looking up the earlier answer.  The key is
+        stored with a digest of the request, so the same key with another request is refused.
         """
         answer: dict = {}
+        digest = request_digest(move, expected_version) if idempotency_key is not None else ""
 
         def decide(match: Match) -> int:
             seat = as_seat if as_seat is not None else self._player_seat(match, token)
@@ -282,20 +463,17 @@ class Referee:
                 raise Problem(exc.code, exc.message, reason=exc.reason) from None
             if seat not in game.to_act(match.state):
                 raise Problem("not_your_turn", f"Seat {seat} is not to act now.")
-            try:
-                events = game.apply(match.state, seat, parsed, match_rng(match.meta["seed"], match.version))
-            except GameError as exc:
-                raise Problem(exc.code, exc.message, reason=exc.reason) from None
-            # the move itself only to its author: many moves are sealed (bids, cards shown, placements);
-            # what others may learn of a move, each game says in events of its own
-            events.insert(0, {"type": "moved", "data": {"seat": seat, "move": parsed}, "to": [seat]})
-            if game.is_over(match.state):
-                match.status = "scoring"
-                events.append({"type": "match_scoring", "data": {}, "to": "all"})
-            match.emit(events)
+            seat_meta = match.meta["seats"][seat]
+            if as_seat is None and seat_meta.get("out"):
+                raise Problem("seat_out", f"Seat {seat} forfeited the match; the referee plays its default moves.")
+            if as_seat is None and seat_meta.get("away"):  # the owner acts again: back from the bot
+                del seat_meta["away"]
+                match.meta_changed = True
+                match.emit([{"type": "back", "data": {"seat": seat}, "to": "all"}])
+            self._play(match, game, seat, parsed)
             to_act = game.to_act(match.state) if match.status == ACTIVE else []
             answer.update(
-                version=match.version + 1, status=match.status, to_act=to_act,
+                game=match.game, version=match.version + 1, status=match.status, to_act=to_act,
                 events=[public_event(e) for e in match.new_events if visible(e, seat)],
                 # a compound turn goes on in small moves: save the mover a request for its next one
                 legal_moves=game.legal_moves(match.state, seat) if seat in to_act else [])
@@ -304,62 +482,97 @@ class Referee:
         def idempotent(match: Match, seat: int) -> tuple[str, str] | None:
             if idempotency_key is None:
                 return None
-            return idem_key(match.id, str(seat), idempotency_key), dumps(answer)
+            return idem_key(match.id, str(seat), idempotency_key), dumps({"request": digest, "answer": answer})
 
         try:
             self._commit(match_id, decide, idempotent)
         except AlreadyAnswered:
-            return self._earlier_answer(match_id, token, idempotency_key)
+            return self._earlier_answer(match_id, token, idempotency_key, digest)
         except Problem as exc:
             if idempotency_key is not None and token is not None and exc.code != "bad_token":
                 # the same key may have been answered while this request was refused: answer as then
-                earlier = self._earlier_answer(match_id, token, idempotency_key, required=False)
+                earlier = self._earlier_answer(match_id, token, idempotency_key, digest, required=False)
                 if earlier is not None:
                     return earlier
             raise
         return answer
 
-    def _earlier_answer(self, match_id: str, token: str | None, key: str | None, required: bool = True) -> dict | None:
+    def _play(self, match: Match, game: Game, seat: int, move: dict) -> None:
+        """Apply a parsed move of ``seat`` (or raise Problem), emit its events, move the clock."""
+        try:
+            events = game.apply(match.state, seat, move, match_rng(match.meta["seed"], match.version))
+        except GameError as exc:
+            raise Problem(exc.code, exc.message, reason=exc.reason) from None
+        # the move itself only to its author: many moves are sealed (bids, cards shown, placements);
+        # what others may learn of a move, each game says in events of its own.  ``at`` is for the record.
+        events.insert(0, {"type": "moved", "data": {"seat": seat, "move": move}, "to": [seat], "at": time.time()})
+        if game.is_over(match.state):
+            match.status = "scoring"
+            events.append({"type": "match_scoring", "data": {}, "to": "all"})
+        match.emit(events)
+        self._tick(match, mover=seat)
+
+    def _earlier_answer(self, match_id: str, token: str | None, key: str | None, digest: str,
+                        required: bool = True) -> dict | None:
         seat = self._player_seat(self._load(match_id), token)
         earlier = self.store.idempotent_answer(match_id, str(seat), key or "")
-        if earlier is None and required:
-            raise Problem("busy", "This Idempotency-Key is being answered; retry.")
-        return earlier
+        if earlier is None:
+            if required:
+                raise Problem("busy", "This Idempotency-Key is being answered; retry.")
+            return None
+        if "request" not in earlier:  # stored before keys carried their request's digest: replay as then
+            return earlier
+        if earlier["request"] != digest:
+            raise Problem("idempotency_mismatch", "This Idempotency-Key was used for another move or "
+                                                  "expected_version; use a new key for a new request.")
+        return earlier["answer"]
 
-    def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 500) -> dict:
-        match = self._load(match_id)
+    def _viewer(self, match: Match, token: str | None, ticket: str | None) -> int | None:
+        """The seat whose events a request may see: its token's, else its stream ticket's (None: a spectator)."""
+        if token is None and ticket is not None:
+            seat = self.store.ticket_seat(match.id, ticket)
+            if seat is None:
+                raise Problem("bad_ticket", "This stream ticket is unknown, expired or for another match; "
+                                            "ask for a new one.")
+            return seat
         seat = self.seat_of(match, token)
-        viewer = seat if seat is not None and seat >= 0 else None
+        return seat if seat is not None and seat >= 0 else None
+
+    def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 500,
+               ticket: str | None = None) -> dict:
+        match = self._load(match_id)
+        return {"game": match.game, **self.page(match_id, self._viewer(match, token, ticket), after, limit)}
+
+    def page(self, match_id: str, viewer: int | None, after: int, limit: int = 500) -> dict:
+        """The events past ``after`` that ``viewer`` may see, with the match's version and status.
+
+        The version is read before the events, so a waiter that has seen this version misses nothing.
+        """
+        head = self.store.head(match_id)
+        if head is None:
+            raise Problem("unknown_match", f"There is no match {match_id!r} (it may have expired).")
         raw = self.store.events(match_id, after, limit)
         last = raw[-1]["seq"] if raw else after
         return {"events": [public_event(e) for e in raw if visible(e, viewer)], "last_seq": last,
-                "version": match.version, "status": match.status}
+                "version": head[1], "status": head[0]}
 
-    def stream_events(self, match_id: str, token: str | None, after: int, timeout: float) -> Iterator[dict]:
-        """Events for Server-Sent Events: what exists past ``after``, then new ones as they come.
+    def stream_ticket(self, match_id: str, token: str | None) -> dict:
+        """A short-lived ticket that opens this seat's event stream without the token in a URL."""
+        seat = self._player_seat(self._load(match_id), token)
+        ttl = self.settings.ticket_ttl
+        return {"ticket": self.store.issue_ticket(match_id, seat, ttl), "expires_in": ttl}
 
-        The match and token are checked now, so errors are answered before the stream starts.
-        """
+    def open_stream(self, match_id: str, token: str | None, ticket: str | None) -> Stream:
+        """Check an event stream's request and count it against its token's open streams."""
         match = self._load(match_id)
-        seat = self.seat_of(match, token)
-        viewer = seat if seat is not None and seat >= 0 else None
-        deadline = time.monotonic() + timeout
-
-        def generate(after: int) -> Iterator[dict]:
-            while True:
-                raw = self.store.events(match_id, after)
-                for e in raw:
-                    after = e["seq"]
-                    if visible(e, viewer):
-                        yield public_event(e)
-                if raw and raw[-1]["type"] in ("match_finished", "match_aborted"):
-                    return
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                self.store.wait_for_events(match_id, after, int(min(left, 15) * 1000))
-
-        return generate(after)
+        viewer = self._viewer(match, token, ticket)
+        holder = HOST if viewer is None and token is not None else viewer  # None: a spectator, not counted
+        stream = Stream(self.store, match_id, viewer, holder, secrets.token_hex(8), 3 * self.settings.heartbeat)
+        limit = self.settings.max_streams
+        if holder is not None and not self.store.open_stream(match_id, holder, stream.id, limit, stream.lease):
+            raise Problem("too_many_streams", f"This token already holds {limit} open event streams; close one.",
+                          retry_after=max(1, round(self.settings.heartbeat)))
+        return stream
 
     def photo(self, match_id: str, token: str | None, seat: int) -> str:
         match = self._load(match_id)
@@ -389,9 +602,151 @@ class Referee:
                 raise Problem("match_over", f"The match is already {match.status}.")
             match.status = "aborted"
             match.emit([{"type": "match_aborted", "data": {}, "to": "all"}])
+            self._tick(match)
 
         match, _ = self._commit(match_id, decide)
         return {"id": match_id, "status": match.status, "version": match.version}
+
+    # -- the life of a match: away and back, records, rematches --------------------------------------
+    def away(self, match_id: str, token: str | None, bot: str | None) -> dict:
+        """Hand the caller's seat to a bot until it comes back (``back``, or a move of its own)."""
+        def decide(match: Match) -> dict:
+            seat, entry = self._own_seat(match, token)
+            kinds = sorted(BOT_KINDS)
+            kind = bot or "random"
+            if kind not in kinds:
+                raise Problem("unknown_bot", f"The bots of this game are {kinds}, not {kind!r}.")
+            if entry.get("away"):
+                raise Problem("already_away", f"Seat {seat} is already played by the {entry['away']} bot.")
+            entry["away"] = kind
+            match.meta_changed = True
+            match.emit([{"type": "away", "data": {"seat": seat, "bot": kind}, "to": "all"}])
+            self._tick(match)
+            return {"seat": seat, "away": kind}
+
+        match, out = self._commit(match_id, decide)
+        return {"id": match_id, "version": match.version, **out}
+
+    def back(self, match_id: str, token: str | None) -> dict:
+        def decide(match: Match) -> dict:
+            seat, entry = self._own_seat(match, token)
+            if not entry.get("away"):
+                raise Problem("not_away", f"Seat {seat} is not away.")
+            del entry["away"]
+            match.meta_changed = True
+            match.emit([{"type": "back", "data": {"seat": seat}, "to": "all"}])
+            self._tick(match)
+            return {"seat": seat, "away": None}
+
+        match, out = self._commit(match_id, decide)
+        return {"id": match_id, "version": match.version, **out}
+
+    def _own_seat(self, match: Match, token: str | None) -> tuple[int, dict]:
+        """The caller's seat of an active match, for away and back (a seat that forfeited stays out)."""
+        seat = self._player_seat(match, token)
+        if match.status == "waiting":
+            raise Problem("match_not_started", "The match is still waiting for players.")
+        if match.status != ACTIVE:
+            raise Problem("match_over", f"The match is {match.status}.")
+        entry = match.meta["seats"][seat]
+        if entry.get("out"):
+            raise Problem("seat_out", f"Seat {seat} forfeited the match.")
+        return seat, entry
+
+    def timeout(self, match_id: str, seat: int, version: int) -> str:
+        """The timer ``seat`` started at ``version`` ran out: apply the match's ``on_timeout``.
+
+        A no-op unless that very timer still runs (the seat has not moved since): the commit's
+        compare-and-set decides between the timeout and a move landing at the same instant."""
+        def decide(match: Match) -> str:
+            timer = match.meta.get("timers", {}).get(str(seat))
+            if match.status != ACTIVE or timer is None or timer["set_at"] != version:
+                return "not owed"
+            if time.time() < timer["deadline"]:
+                return "early"
+            settings, entry = match.meta["clock"], match.meta["seats"][seat]
+            action = settings["on_timeout"]
+            clock.expire(match.meta, seat)
+            match.meta_changed = True
+            match.emit([{"type": "timeout", "data": {"seat": seat, "action": action, "deadline": timer["deadline"],
+                                                     "at": time.time()}, "to": "all"}])
+            game = GAMES[match.game]
+            if action == "default":
+                self._play(match, game, seat, game.parse_move(DEFAULT_MOVES[match.game](match.state, seat)))
+                return action
+            if action == "bot":
+                entry["away"] = settings["bot"]
+                match.emit([{"type": "away", "data": {"seat": seat, "bot": settings["bot"]}, "to": "all"}])
+            else:
+                entry["out"] = True
+            self._tick(match)
+            return action
+
+        try:
+            _, done = self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1))
+        except LookupError:
+            return "not owed"
+        return done
+
+    def record(self, match_id: str, token: str | None) -> dict:
+        """Everything needed to replay a finished match: seed, options, seats, every move."""
+        match = self._load(match_id)
+        self.seat_of(match, token)
+        if match.status != "finished":
+            raise Problem("not_over", f"The match is {match.status}; its record is kept once it is finished.")
+        moves, after = [], 0
+        while batch := self.store.events(match_id, after):
+            after = batch[-1]["seq"]
+            moves += [{"version": e["v"] - 1, "seat": e["data"]["seat"], "move": e["data"]["move"], "at": e.get("at")}
+                      for e in batch if e["type"] == "moved"]
+        meta = match.meta
+        return {"format_version": FORMAT_VERSION, "id": match.id, "game": match.game, "players": meta["players"],
+                "options": meta["options"], "seed": meta["seed"], "clock": meta.get("clock"),
+                "seats": [{"seat": i, "name": s["name"], "bot": s["bot"], "forfeited": bool(s.get("out"))}
+                          for i, s in enumerate(meta["seats"])],
+                "moves": moves, "result": match.result}
+
+    def rematch(self, match_id: str, token: str | None) -> dict:
+        """A new match with the same game, options, clock and people, seats rotated by one, a new
+        seed, bots kept; asking again returns the same rematch.
+
+        The plan (id, seed, tokens) is committed on the old match first, so of two seats asking at
+        once exactly one plan wins, and the request whose commit made it creates the match.  One
+        that finds a plan without its match waits for it, then (its maker died) creates it."""
+        asked: dict = {}
+
+        def decide(match: Match) -> dict:
+            asked.update(seat=self._player_seat(match, token), made=False)
+            if match.status != "finished":
+                raise Problem("not_over", f"The match is {match.status}; a rematch follows a finished match.")
+            plan = match.meta.get("rematch")
+            if plan is None:
+                asked["made"] = True
+                n = match.meta["players"]
+                plan = match.meta["rematch"] = {
+                    "id": secrets.token_hex(8), "seed": secrets.randbits(64),
+                    "seats": {str(i): {"seat": (i + 1) % n, "token": None if s["bot"] else new_token()}
+                              for i, s in enumerate(match.meta["seats"])}}
+                match.meta_changed = True
+                match.emit([{"type": "rematch", "data": {"id": plan["id"]}, "to": "all"}])
+            return plan
+
+        old, plan = self._commit(match_id, decide)
+        if not asked["made"]:
+            until = time.monotonic() + 2
+            while self.store.load(plan["id"]) is None and time.monotonic() < until:
+                time.sleep(0.05)
+        if asked["made"] or self.store.load(plan["id"]) is None:
+            n = old.meta["players"]
+            people = {int(i): old.meta["seats"][int(i)] for i in plan["seats"]}
+            seats = [{"name": people[(j - 1) % n]["name"], "bot": people[(j - 1) % n]["bot"]} for j in range(n)]
+            tokens = {p["seat"]: p["token"] for p in plan["seats"].values() if p["token"]}
+            clocked = clock.new_clock(old.meta["clock"], n) if "clock" in old.meta else {}
+            host = next(h for h, s in old.auth.items() if s == HOST)  # the old host token hosts the rematch
+            match = self._new_match(GAMES[old.game], old.meta["options"], seats, plan["seed"], clocked, host, tokens,
+                                    plan["id"])
+            self.store.create(match, self.jobs(match, match.version))
+        return {"id": plan["id"], **plan["seats"][str(asked["seat"])]}
 
     # -- worker side ----------------------------------------------------------------------------
     def bot_view(self, match_id: str, seat: int, version: int) -> tuple[Match, dict, list] | None:
@@ -409,6 +764,7 @@ class Referee:
                 return False
             outcome = GAMES[match.game].final_result(match.state).as_dict()
             outcome["seed"] = match.meta["seed"]
+            rank_forfeits(outcome, [i for i, s in enumerate(match.meta["seats"]) if s.get("out")])
             match.result = outcome
             match.status = "finished"
             match.emit([{"type": "match_finished", "data": outcome, "to": "all"}])

@@ -4,18 +4,34 @@ Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
 
 - ``ref:{m:<id>}``        hash: game, status, version, state, meta, auth, to_act, seq, result
 - ``ref:{m:<id>}:events`` stream; entry ``0-<seq>`` holds one event (``to``, ``type``, ``data``, ``v``)
-- ``ref:{m:<id>}:idem:<seat>:<key>`` the first answer to a move sent with an Idempotency-Key
+- ``ref:{m:<id>}:idem:<seat>:<key>`` the first answer to a move sent with an Idempotency-Key, and a
+  digest of that request
+- ``ref:listing`` and ``ref:listing:<game>`` zsets of the listed matches, scored by creation time (µs);
+  global keys written with single-key commands outside any match's transaction (Redis Cluster
+  puts them in slots of their own), so the listing is eventually consistent: a reader re-checks
+  each match and drops the ones that expired
+- ``ref:{m:<id>}:ticket:<ticket>`` a stream ticket: the seat it opens, until it expires
+- ``ref:{m:<id>}:streams:<seat>`` zset of the seat's open event streams, scored by lease end
+- channel ``ref:{m:<id>}:notify``: every commit publishes the new version there (waiters wake)
 
 A commit reads the hash, decides, then writes the hash, the events and the expiry only if the
 version is still the one it read: a Lua compare-and-set, or WATCH/MULTI/EXEC when an RQ job
 must commit in the same transaction.  A concurrent commit makes it fail and the caller re-decides.
 Nothing about a match is kept in process memory between requests.
+
+When RQ's queue lives on another server (always so when the store is a Redis Cluster), no
+transaction spans both: a commit that owes a job first notes the match in the queue server's
+pending set, then compare-and-sets, then enqueues.  A crash between the last two leaves the
+note, and the sweeper enqueues the job it finds missing.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import secrets
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +39,9 @@ from typing import Any
 import orjson
 import redis
 from redis.client import Pipeline
+from redis.cluster import RedisCluster
 
+log = logging.getLogger("referee.store")
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result")
 
 
@@ -42,6 +60,22 @@ def events_key(match_id: str) -> str:
 
 def idem_key(match_id: str, seat: str, key: str) -> str:
     return f"ref:{{m:{match_id}}}:idem:{seat}:{key}"
+
+
+def listing_key(game: str | None = None) -> str:
+    return "ref:listing" if game is None else f"ref:listing:{game}"
+
+
+def notify_channel(match_id: str) -> str:
+    return f"ref:{{m:{match_id}}}:notify"
+
+
+def ticket_key(match_id: str, ticket: str) -> str:
+    return f"ref:{{m:{match_id}}}:ticket:{ticket}"
+
+
+def streams_key(match_id: str, seat: int) -> str:
+    return f"ref:{{m:{match_id}}}:streams:{seat}"
 
 
 def dumps(value: Any) -> bytes:
@@ -64,6 +98,8 @@ class Match:
     result: dict | None
     new_events: list[dict] = field(default_factory=list)
     meta_changed: bool = False
+    #: ids of scheduled jobs this commit makes pointless (the timeouts of stopped turn clocks)
+    void_jobs: list[str] = field(default_factory=list)
 
     @classmethod
     def from_raw(cls, match_id: str, raw: list) -> Match:
@@ -105,27 +141,50 @@ for i = 5 + 2 * n, #ARGV, 2 do redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i 
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
 if KEYS[3] then redis.call('SET', KEYS[3], ARGV[3], 'EX', %d) end
+redis.call('PUBLISH', KEYS[1] .. ':notify', ARGV[1] + 1)
+return 1
+"""
+# Open one event stream of a seat if it holds fewer than the limit: KEYS streams zset;
+# ARGV now, limit, lease end, stream id, key ttl.  A lease not renewed (a crashed process) lapses.
+OPEN_STREAM = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 1
 """
 IDEM_TTL = 24 * 3600
 
 
 class Store:
-    def __init__(self, client: redis.Redis, finished_ttl: int, abandoned_ttl: int) -> None:
+    def __init__(self, client: redis.Redis | RedisCluster, finished_ttl: int, abandoned_ttl: int,
+                 queue: redis.Redis, pending: str) -> None:
+        """``queue``: the server of RQ's queues and of the ``pending`` set (``client`` itself when shared)."""
         self.client = client
+        self.queue = queue
+        self.pending = pending
         self.finished_ttl = finished_ttl
         self.abandoned_ttl = abandoned_ttl
         self._cas_script = client.register_script(CAS % IDEM_TTL)
+        self._open_stream_script = client.register_script(OPEN_STREAM)
         self._local = threading.local()
+        # A blocking read is sliced so that each XREAD BLOCK ends well before the client's socket
+        # timeout, which would otherwise cut the server's own wait (and answer 500) after 5 s.
+        pool = client.nodes_manager if isinstance(client, RedisCluster) else client.connection_pool
+        timeout = pool.connection_kwargs.get("socket_timeout")
+        self.block_ms = max(100, int(timeout * 500)) if timeout else 10_000
 
     @property
-    def redis(self) -> redis.Redis:
+    def redis(self) -> redis.Redis | RedisCluster:
         """This thread's client, holding one connection of the shared pool for the thread's life.
 
         A pooled call checks a connection out and back in (with metrics) on every command, which
         costs as much CPU as the command itself; a move makes two or three.  A forked child makes
-        its own (a connection must not be shared across processes).
+        its own (a connection must not be shared across processes).  A cluster client has a pool
+        per node and is shared as it is.
         """
+        if isinstance(self.client, RedisCluster):
+            return self.client
         local = self._local
         if getattr(local, "pid", None) != os.getpid():
             local.client = redis.Redis(connection_pool=self.client.connection_pool, single_connection_client=True)
@@ -141,23 +200,108 @@ class Store:
         entries = self.redis.xrange(events_key(match_id), f"0-{after + 1}", "+", count=count)
         return [orjson.loads(fields[b"e"]) for _, fields in entries]
 
+    def head(self, match_id: str) -> tuple[str, int] | None:
+        """(status, version) without the state: what a waiter re-checks."""
+        status, version = self.redis.hmget(match_key(match_id), (b"status", b"version"))
+        return None if status is None else (status.decode(), int(version))
+
     def wait_for_events(self, match_id: str, after: int, timeout_ms: int) -> bool:
-        """Block until an event past ``after`` exists (every commit writes one) or time runs out."""
-        got = self.redis.xread({events_key(match_id): f"0-{after}"}, count=1, block=max(timeout_ms, 1))
-        return bool(got)
+        """Block until an event past ``after`` exists (every commit writes one) or time runs out.
+
+        Each XREAD BLOCKs at most ``block_ms``, half the socket timeout, so the read's deadline
+        always outlasts its BLOCK; a longer wait is several reads.
+        """
+        key = {events_key(match_id): f"0-{after}"}
+        while timeout_ms > 0:
+            block = min(timeout_ms, self.block_ms)
+            if self.redis.xread(key, count=1, block=block):
+                return True
+            timeout_ms -= block
+        return False
+
+    # -- stream tickets and open streams -------------------------------------------------------
+    def issue_ticket(self, match_id: str, seat: int, ttl: int) -> str:
+        ticket = secrets.token_urlsafe(24)
+        self.redis.set(ticket_key(match_id, ticket), seat, ex=ttl)
+        return ticket
+
+    def ticket_seat(self, match_id: str, ticket: str) -> int | None:
+        seat = self.redis.get(ticket_key(match_id, ticket))
+        return None if seat is None else int(seat)
+
+    def open_stream(self, match_id: str, seat: int, stream_id: str, limit: int, lease: float) -> bool:
+        now = time.time()
+        return bool(self._open_stream_script(keys=[streams_key(match_id, seat)],
+                                             args=[now, limit, now + lease, stream_id, int(lease) + 1],
+                                             client=self.redis))
+
+    def renew_stream(self, match_id: str, seat: int, stream_id: str, lease: float) -> None:
+        self.redis.zadd(streams_key(match_id, seat), {stream_id: time.time() + lease}, xx=True)
+
+    def close_stream(self, match_id: str, seat: int, stream_id: str) -> None:
+        self.redis.zrem(streams_key(match_id, seat), stream_id)
+
+    def listing_page(self, game: str | None, before: tuple[int, str] | None, count: int) -> list[tuple[str, int]]:
+        """Up to ``count`` listed (id, created) newest first, strictly after the cursor ``before``.
+
+        Ties on the creation time are ordered by id, as ZREVRANGE orders them.
+        """
+        key = listing_key(game)
+        if before is None:
+            raw = self.redis.zrevrange(key, 0, count - 1, withscores=True)
+        else:
+            score, last = before
+            ties = [(m, s) for m, s in self.redis.zrangebyscore(key, score, score, withscores=True)
+                    if m.decode() < last]
+            ties.sort(reverse=True)
+            raw = ties[:count] + self.redis.zrevrangebyscore(key, f"({score}", "-inf", start=0,
+                                                              num=max(count - len(ties), 0), withscores=True)
+        return [(m.decode(), int(s)) for m, s in raw][:count]
+
+    def summaries(self, match_ids: list[str]) -> list[dict | None]:
+        """Game, status, version and metadata of each match (None for one that expired), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        for match_id in match_ids:
+            pipe.hmget(match_key(match_id), (b"game", b"status", b"version", b"meta"))
+        out: list[dict | None] = []
+        for game, status, version, meta in pipe.execute():
+            out.append(None if game is None else {"game": game.decode(), "status": status.decode(),
+                                                  "version": int(version), "meta": orjson.loads(meta)})
+        return out
+
+    def unlist(self, match_ids: list[str], games: list[str]) -> None:
+        if not match_ids:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for key in [listing_key()] + [listing_key(g) for g in games]:
+            pipe.zrem(key, *match_ids)
+        pipe.execute()
 
     def idempotent_answer(self, match_id: str, seat: str, key: str) -> dict | None:
         raw = self.redis.get(idem_key(match_id, seat, key))
         return orjson.loads(raw) if raw else None
 
     # -- writing --------------------------------------------------------------------------
-    def create(self, match: Match, jobs: Callable[[Pipeline], None] | None = None) -> None:
-        pipe = self.redis.pipeline()
-        pipe.multi()
+    def create(self, match: Match, jobs: Callable[[Pipeline], None] | None = None, listed: bool = True) -> None:
+        """Write a new match; a listed one then joins the listing (outside the match's transaction)."""
+        apart = jobs is not None and self.queue is not self.client
+        if apart:
+            self._note_pending(self.queue, match.id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.multi()  # RQ's enqueue on this pipeline expects its transaction begun
         self._write(pipe, match, match.version, full=True)
-        if jobs is not None:
+        if jobs is not None and not apart:
+            self._note_pending(pipe, match.id)
             jobs(pipe)
         pipe.execute()
+        if apart:
+            self._enqueue(match.id, jobs)
+        if listed:
+            created = {match.id: int(match.meta["created"] * 1_000_000)}
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.zadd(listing_key(), created)
+            pipe.zadd(listing_key(match.game), created)
+            pipe.execute()
 
     def commit(
         self,
@@ -174,7 +318,9 @@ class Store:
         when it owes none); ``idempotent`` names a (key, answer) to store with the commit.  A
         commit that owes no job is one read and one Lua compare-and-set on the version; one that
         owes a job uses WATCH/MULTI so the job and the state commit together.  On a concurrent
-        change ``decide`` runs again on the fresh match.  Returns (match, decide's value).
+        change ``decide`` runs again on the fresh match.  With the queue on another server the
+        job is enqueued after the compare-and-set (see the module's docstring).  Returns (match,
+        decide's value).
         """
         key = match_key(match_id)
         for _ in range(retries):
@@ -187,7 +333,12 @@ class Store:
                 return match, outcome
             idem = idempotent(match, outcome) if idempotent else None
             writer = jobs(match) if jobs else None
-            done = self._cas(match, idem) if writer is None else self._watch_commit(match, idem, writer)
+            if writer is None:
+                done = self._cas(match, idem)
+            elif self.queue is self.client:
+                done = self._watch_commit(match, idem, writer)
+            else:
+                done = self._cas_then_enqueue(match, idem, writer)
             if done:
                 match.version += 1
                 return match, outcome
@@ -219,11 +370,36 @@ class Store:
                 self._write(pipe, match, match.version + 1, full=match.meta_changed)
                 if idem:
                     pipe.set(idem[0], idem[1], ex=IDEM_TTL)
+                self._note_pending(pipe, match.id)
                 jobs(pipe)
+                pipe.publish(notify_channel(match.id), match.version + 1)
                 pipe.execute()
                 return True
             except redis.WatchError:
                 return False
+
+    def _cas_then_enqueue(self, match: Match, idem: tuple[str, str] | None,
+                          jobs: Callable[[Pipeline], None]) -> bool:
+        """The queue lives apart: note the match as owing a job, compare-and-set, then enqueue."""
+        self._note_pending(self.queue, match.id)
+        if not self._cas(match, idem):
+            return False
+        self._enqueue(match.id, jobs)
+        return True
+
+    def _note_pending(self, client: redis.Redis | Pipeline, match_id: str) -> None:
+        """Mark the match as owing a job (its score: when), so the sweeper checks it later."""
+        client.zadd(self.pending, {match_id: time.time()})
+
+    def _enqueue(self, match_id: str, jobs: Callable[[Pipeline], None]) -> None:
+        """The jobs of a commit already made.  The move stands if the queue fails now: the match is
+        in the pending set, and the sweeper enqueues what is missing."""
+        try:
+            with self.queue.pipeline() as pipe:
+                jobs(pipe)
+                pipe.execute()
+        except redis.RedisError as exc:
+            log.warning("match %s: enqueue after commit failed (%s); the sweeper will repair it", match_id, exc)
 
     def _write(self, pipe: Pipeline, match: Match, version: int, full: bool) -> None:
         """The hash (``full``: with game, meta and auth), the new events and the expiry, on a transaction."""

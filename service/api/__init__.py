@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+import http
+import json as stdjson
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
+import orjson
 from flask import Response, current_app, json, request
 from flask_smorest import Api as _Api
 from flask_smorest import Blueprint as _Blueprint
+from flask_smorest.spec import prepare_response
 from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
-from marshmallow import Schema, fields
+from marshmallow import Schema, ValidationError, fields, validate
+from webargs import core as webargs_core
+from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import HTTPException
 
+from service.api.contract import ByGame, tagged_property
 from service.problems import CODES, Problem
 from service.referee import Referee
 
 PROBLEM_JSON = "application/problem+json"
+#: the largest integer every JSON client holds exactly; versions, seats and sequence numbers stay below
+MAX_INT = 2**53 - 1
 
 
 class ProblemSchema(Schema):
@@ -24,21 +35,42 @@ class ProblemSchema(Schema):
 
     type = fields.String(metadata={"example": "urn:referee:problem:not_your_turn"})
     title = fields.String()
-    status = fields.Integer()
+    status = fields.Integer(validate=validate.Range(min=400, max=599))
     detail = fields.String(metadata={"description": "A sentence for people; never reveals hidden information."})
     code = fields.String(metadata={"enum": sorted(CODES)})
     reason = fields.String(metadata={"description": "For illegal_move and invalid_move: the game's own reason."})
-    version = fields.Integer(metadata={"description": "For stale_version: the match's current version."})
+    version = fields.Integer(validate=validate.Range(min=0, max=MAX_INT),
+                             metadata={"description": "For stale_version: the match's current version."})
     errors = fields.Dict(metadata={"description": "For invalid_body: what was wrong, field by field."})
 
 
-def problem_response(problem: Problem):
+def problem_response(problem: Problem, headers: dict | None = None):
     body = json.dumps(problem.as_dict()) + "\n"
-    return current_app.response_class(body, status=problem.status, mimetype=PROBLEM_JSON)
+    resp = current_app.response_class(body, status=problem.status, mimetype=PROBLEM_JSON, headers=headers)
+    if problem.retry_after is not None:
+        resp.headers["Retry-After"] = str(problem.retry_after)
+    return resp
+
+
+def redis_unavailable(error: Exception):
+    """Redis is down or restarting (``referee serve`` restarts its embedded server): a 503 the client
+    may retry, never a 500.  The client reconnects by itself on a later request."""
+    current_app.logger.warning("Redis unavailable: %s", error)
+    retry = current_app.extensions["referee"].settings.retry_after
+    return problem_response(Problem("redis_unavailable", "The store is unreachable; retry shortly.",
+                                    retry_after=retry))
 
 
 _HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large",
                422: "invalid_body"}
+
+
+def json_safe_integer(self, field: fields.Field, **kwargs: Any) -> dict:
+    """apispec attribute function: an integer without a declared range is documented as what every JSON
+    client reads exactly (|n| < 2^53), so no schema leaves an integer unbounded."""
+    if isinstance(field, fields.Integer) and not any(isinstance(v, validate.Range) for v in field.validators):
+        return {"minimum": -MAX_INT, "maximum": MAX_INT}
+    return {}
 
 
 class Api(_Api):
@@ -47,18 +79,29 @@ class Api(_Api):
     ERROR_SCHEMA = ProblemSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # every route documents its own errors
 
+    def _init_spec(self, *args, **kwargs):
+        super()._init_spec(*args, **kwargs)
+        self.ma_plugin.converter.add_attribute_function(tagged_property)
+        self.ma_plugin.converter.add_attribute_function(json_safe_integer)
+
+    def _register_responses(self):
+        """The error answers flask-smorest documents by itself (a route's 422): problem+json, as served."""
+        for status in http.HTTPStatus:
+            if status >= 400:
+                response = {"description": status.phrase, "schema": self.ERROR_SCHEMA}
+                prepare_response(response, self.spec, PROBLEM_JSON)
+                self.spec.components.response(status.name, response, lazy=True)
+
     def handle_http_exception(self, error: HTTPException):
         code = _HTTP_CODES.get(error.code or 500)
         if code is None:
             current_app.logger.error("unexpected HTTP error %s", error)
-            body = {"type": "about:blank", "title": error.name, "status": error.code, "detail": error.description,
-                    "code": "internal"}
-            return current_app.response_class(json.dumps(body), status=error.code, mimetype=PROBLEM_JSON)
+            return problem_response(Problem("internal", "The server failed on this request; it was logged."))
         data = getattr(error, "data", None) or {}
         messages = data.get("messages")
         extra = {"errors": messages} if messages else {}
         detail = {
-            "invalid_body": "The body is not valid JSON." if error.code == 400
+            "invalid_body": (messages or {}).get("json", ["The body is not valid JSON."])[0] if error.code == 400
             else "The request does not have the expected shape.",
             "not_found": "There is no such resource; see /openapi.json.",
             "method_not_allowed": "This method is not allowed here.",
@@ -66,7 +109,63 @@ class Api(_Api):
         }[code]
         problem = Problem(code, detail, **extra)
         problem.status = error.code  # 400 (malformed JSON) and 422 (wrong shape) share invalid_body
-        return problem_response(problem)
+        allow = dict(error.get_headers()).get("Allow")  # a 405 says which methods the resource has
+        return problem_response(problem, headers={"Allow": allow} if allow else None)
+
+
+#: nesting a request body may have: a move is three levels deep; orjson writes at most 254
+MAX_DEPTH = 32
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(f"Duplicate key {k!r}." for k, _ in pairs if k in seen or seen.add(k)))
+    return obj
+
+
+_PAIRS_DECODER = stdjson.JSONDecoder(object_pairs_hook=_unique_object)
+
+
+def _shallow(value: Any, left: int = MAX_DEPTH) -> bool:
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, list):
+        return True
+    return left > 0 and all(_shallow(v, left - 1) for v in value)
+
+
+def parse_json(data: bytes) -> Any:
+    """A request body as JSON, strictly, or ``json.JSONDecodeError`` saying why not.
+
+    orjson checks RFC 8259 to the letter (UTF-8 without lone surrogates, no NaN or Infinity,
+    bounded nesting); the standard decoder then sees every key, where orjson would keep the last
+    of two equal keys silently; its integers are exact, for the schemas' bounds to judge.
+    """
+    try:
+        if not _shallow(orjson.loads(data)):
+            raise ValueError(f"The body is nested more than {MAX_DEPTH} levels deep.")
+        return _PAIRS_DECODER.decode(data.decode())
+    except (orjson.JSONDecodeError, ValueError) as exc:
+        # webargs takes an empty document for a missing body (then "field required", 422)
+        raise stdjson.JSONDecodeError(str(exc).split(": line")[0], data.decode("utf-8", "replace"), 0) from None
+
+
+class Parser(FlaskParser):
+    """webargs' parser with the strict JSON of ``parse_json`` and the reason in the 400's ``errors``."""
+
+    def _raw_load_json(self, req):
+        if not is_json_request(req):
+            return webargs_core.missing
+        return parse_json(req.get_data(cache=True))
+
+    def _handle_invalid_json_error(self, error, req, *args, **kwargs):
+        abort(400, exc=error, messages={"json": [getattr(error, "msg", "Invalid JSON body.")]})
 
 
 def documentation_only(func: Callable, *documenting: Callable) -> Callable:
@@ -79,17 +178,45 @@ def documentation_only(func: Callable, *documenting: Callable) -> Callable:
     return func
 
 
+def first_difference(sent: Any, dumped: Any, path: str = "") -> str:
+    """Where an answer and its dump through the schema first differ (for the test failure)."""
+    if isinstance(sent, dict) and isinstance(dumped, dict):
+        for key in sent.keys() | dumped.keys():
+            if key not in dumped:
+                return f"{path}.{key} is not declared"
+            if key not in sent or sent[key] != dumped[key]:
+                return first_difference(sent.get(key), dumped[key], f"{path}.{key}")
+    if isinstance(sent, list) and isinstance(dumped, list) and len(sent) == len(dumped):
+        for i, (a, b) in enumerate(zip(sent, dumped)):
+            if a != b:
+                return first_difference(a, b, f"{path}[{i}]")
+    return f"{path}: sent {sent!r}, the schema makes it {dumped!r}"
+
+
 class Blueprint(_Blueprint):
-    """flask-smorest's Blueprint whose ``@response`` documents the schema and sends the answer as built.
+    """flask-smorest's Blueprint whose ``@response`` documents the schema and sends the answer as built,
+    and whose ``@arguments`` read JSON strictly (``parse_json``).
 
     The referee builds each answer in its documented shape, so dumping it through marshmallow
     again only cost CPU (a tenth of a move).  Under ``app.testing`` the answer is still dumped and
-    must come out unchanged, so an answer that strays from its schema fails the tests.
+    must come out unchanged: the schemas are typed down to every view, move and event (marshmallow
+    drops undeclared keys), so an answer that strays from its schema anywhere fails the tests.
+    A ``ByGame`` schema is documented as a oneOf and dumps each answer through its game's schema.
     """
 
+    def _store_endpoint_docs(self, endpoint, obj, parameters, tags, **options):
+        """Every operation gets an operationId (generated clients name their calls by it): the one given with
+        ``@blp.doc(operationId=...)``, else the method and the view's name (``getMatchList``)."""
+        super()._store_endpoint_docs(endpoint, obj, parameters, tags, **options)
+        for method, doc in self._docs[endpoint].items():
+            if method != "parameters":
+                doc.setdefault("manual_doc", {}).setdefault("operationId", f"{method}{obj.__name__}")
+    ARGUMENTS_PARSER = Parser()
+
     def response(self, status_code, schema=None, **kwargs):
-        documenting = super().response(status_code, schema, **kwargs)
-        dumper = resolve_schema_instance(schema) if schema is not None else None
+        by_game = schema if isinstance(schema, ByGame) else None
+        documenting = super().response(status_code, by_game.doc() if by_game else schema, **kwargs)
+        single = resolve_schema_instance(schema) if schema is not None and by_game is None else None
 
         def decorator(func):
             @wraps(func)
@@ -97,8 +224,13 @@ class Blueprint(_Blueprint):
                 result, status, headers = unpack_tuple_response(func(*args, **kw))
                 if isinstance(result, Response):
                     return result
-                if dumper is not None and current_app.testing and dumper.dump(result) != result:
-                    raise AssertionError(f"{func.__qualname__} answered outside {type(dumper).__name__}: {result}")
+                if current_app.testing and schema is not None:
+                    dumper = by_game.dumper(result) if by_game else single
+                    sent = current_app.json.loads(current_app.json.dumps(result))  # as on the wire
+                    dumped = dumper.dump(sent)
+                    if dumped != sent:
+                        raise AssertionError(f"{func.__qualname__} answered outside {type(dumper).__name__}: "
+                                             f"{first_difference(sent, dumped)}")
                 resp = current_app.json.response(result)
                 resp.status_code = status or status_code
                 if headers:
@@ -111,37 +243,70 @@ class Blueprint(_Blueprint):
 
 
 def problems(blp: Blueprint, *codes: str) -> Callable:
-    """Document the error answers a route can give, grouped by HTTP status, codes listed."""
+    """Document the error answers a route can give, grouped by HTTP status, codes listed.
+
+    ``invalid_body`` is a 400 (not JSON) or a 422 (not the expected shape); any route may fail
+    with ``internal``, which the tests make sure never happens.
+    """
     by_status: dict[int, list[str]] = defaultdict(list)
-    for code in codes:
+    for code in (*codes, "internal"):
         by_status[CODES[code][0]].append(code)
+    if "invalid_body" in codes:
+        by_status[422].insert(0, "invalid_body")
 
     def decorate(func):
         return documentation_only(func, *(
             blp.alt_response(
                 status, schema=ProblemSchema, content_type=PROBLEM_JSON,
                 description="Problem details; `code` is one of: " + ", ".join(f"`{c}`" for c in group),
-                example=Problem(group[0], CODES[group[0]][1]).as_dict(),
+                example={**Problem(group[0], CODES[group[0]][1]).as_dict(), "status": status},
             )
             for status, group in sorted(by_status.items())))
 
     return decorate
 
 
+def integer(lo: int = 0, hi: int = MAX_INT, **kwargs: Any) -> fields.Integer:
+    """An integer field bounded where it is checked and documented: no unbounded number reaches Redis."""
+    return fields.Integer(validate=validate.Range(min=lo, max=hi), **kwargs)
+
+
+def printable(value: str) -> None:
+    if not value.isprintable():
+        raise ValidationError("Only printable characters (no control characters or lone surrogates).")
+
+
+def text(max_length: int, **kwargs: Any) -> fields.String:
+    """A short human text (a name): 1 to ``max_length`` printable characters."""
+    return fields.String(validate=[validate.Length(min=1, max=max_length), printable], **kwargs)
+
+
 def referee() -> Referee:
     return current_app.extensions["referee"]
 
 
+#: RFC 6750's b64token; the tokens this server hands out are URL-safe base64
+TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
+
+
 def bearer() -> str | None:
-    """The seat or host token from ``Authorization: Bearer <token>`` (None when absent)."""
+    """The seat or host token from ``Authorization: Bearer <token>`` (None when absent).
+
+    A malformed one (another scheme, non-ASCII, spaces) is refused, never taken for no token.
+    """
     header = request.headers.get("Authorization")
-    if not header:
+    if header is None:
         return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not TOKEN.fullmatch(token.strip()):
         raise Problem("bad_token", "Send the token as 'Authorization: Bearer <token>'.")
     return token.strip()
 
+
+#: WSGI environ keys the ASGI front (service/asgi.py) sets when it holds a request on its event loop:
+#: answer a long-poll at once (it waits for the commit itself), or open an event stream and hand it over
+HELD = "referee.held"
+STREAM = "referee.stream"
 
 BEARER = [{"bearerAuth": []}]
 OPTIONAL_BEARER = [{}, {"bearerAuth": []}]

@@ -5,31 +5,41 @@ from __future__ import annotations
 from flask.views import MethodView
 from marshmallow import Schema, fields
 
-from service.api import Blueprint, problems, referee
-from service.games import GAMES, Game
-from workers.bots import bot_kinds
+from service.api import Blueprint, integer, problems, referee
+from service.api.contract import Tagged, by_game, camel
+from service.games import BOT_KINDS, GAMES, Game
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="The games this referee knows")
 
 
+class SchemaNamesSchema(Schema):
+    options = fields.String(required=True, metadata={"example": "SuperBlattOptions"})
+    move = fields.String(required=True, metadata={"example": "SuperBlattMove"})
+
+
 class GameSchema(Schema):
-    name = fields.String(metadata={"example": "super_blatt"})
-    title = fields.String(metadata={"example": "Das Super-Blatt"})
-    min_players = fields.Integer()
-    max_players = fields.Integer()
-    options = fields.Dict(metadata={"description": "Every option with its default; typed in <Game>Options."})
-    move_types = fields.List(fields.String(), metadata={"description": "Typed in <Game>Move."})
-    bots = fields.List(fields.String(), metadata={"description": "Bot kinds a seat can be given."})
-    variants = fields.List(fields.Dict(), metadata={"description": "Option sets for each variant of the book."})
-    schemas = fields.Dict(metadata={"description": "Names of this game's Options and Move component schemas."})
+    name = fields.String(required=True, metadata={"example": "super_blatt"})
+    title = fields.String(required=True, metadata={"example": "Das Super-Blatt"})
+    min_players = integer(1, 16, required=True)
+    max_players = integer(1, 16, required=True)
+    options = fields.Dict(required=True,
+                          metadata={"description": "Every option with its default; typed in <Game>Options."})
+    move_types = fields.List(fields.String(), required=True, metadata={"description": "Typed in <Game>Move."})
+    bots = fields.List(fields.String(), required=True, metadata={"description": "Bot kinds a seat can be given."})
+    variants = fields.List(fields.Dict(), required=True,
+                           metadata={"description": "Option sets for each variant of the book."})
+    schemas = fields.Nested(SchemaNamesSchema, required=True,
+                            metadata={"description": "Names of this game's Options and Move component schemas."})
+
+
+GAME = by_game(GameSchema, lambda game, wire: {
+    "options": fields.Nested(game.Options, required=True, metadata={"description": "Every option with its default."}),
+    "variants": fields.List(fields.Nested(game.Options), required=True,
+                            metadata={"description": "Option sets for each variant of the book."})}, key="name")
 
 
 class GameListSchema(Schema):
-    games = fields.List(fields.Nested(GameSchema))
-
-
-def camel(name: str) -> str:
-    return "".join(part.title() for part in name.split("_"))
+    games = fields.List(Tagged("GameInfo", "name", GAME.schemas), required=True)
 
 
 def describe(game: Game) -> dict:
@@ -40,7 +50,7 @@ def describe(game: Game) -> dict:
         "max_players": game.max_players,
         "options": game.Options().load({}),
         "move_types": sorted(game.moves),
-        "bots": bot_kinds(game.name),
+        "bots": sorted(BOT_KINDS),
         "variants": [dict(v) for v in game.variants],
         "schemas": {"options": f"{camel(game.name)}Options", "move": f"{camel(game.name)}Move"},
     }
@@ -49,6 +59,7 @@ def describe(game: Game) -> dict:
 @blp.route("")
 class Games(MethodView):
     @blp.response(200, GameListSchema)
+    @blp.doc(operationId="listGames")
     def get(self):
         """List the games."""
         return {"games": [describe(g) for g in GAMES.values()]}
@@ -56,7 +67,8 @@ class Games(MethodView):
 
 @blp.route("/<string:game>")
 class GameDetail(MethodView):
-    @blp.response(200, GameSchema)
+    @blp.response(200, GAME)
+    @blp.doc(operationId="getGame")
     @problems(blp, "unknown_game")
     def get(self, game: str):
         """One game: player counts, options with defaults, move types and bot kinds."""

@@ -7,24 +7,25 @@ from flask.views import MethodView
 from marshmallow import Schema, fields
 from rq import Worker
 
-from service.api import Blueprint, referee
+from service.api import Blueprint, integer, referee
 
 blp = Blueprint("health", __name__, description="Liveness and readiness")
 
 
 class HealthSchema(Schema):
-    status = fields.String(metadata={"example": "ok"})
+    status = fields.String(required=True, metadata={"example": "ok"})
 
 
 class ReadySchema(Schema):
-    status = fields.String(metadata={"enum": ["ready", "not ready"]})
-    redis = fields.Boolean()
-    workers = fields.Integer(metadata={"description": "Live RQ workers on the referee queue."})
+    status = fields.String(required=True, metadata={"enum": ["ready", "not ready"]})
+    redis = fields.Boolean(required=True)
+    workers = integer(required=True, metadata={"description": "Live RQ workers on the referee queue."})
 
 
 @blp.route("/healthz")
 class Health(MethodView):
     @blp.response(200, HealthSchema)
+    @blp.doc(operationId="healthz")
     def get(self):
         """The process answers."""
         return {"status": "ok"}
@@ -34,12 +35,14 @@ class Health(MethodView):
 class Ready(MethodView):
     @blp.response(200, ReadySchema)
     @blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable or no worker is alive.")
+    @blp.doc(operationId="readyz")
     def get(self):
-        """Redis answers and at least one worker is alive (bots and scoring need one)."""
+        """Redis (the store and the queue's server) answers and at least one worker is alive."""
         ref = referee()
         try:
             ref.redis.ping()
-            workers = Worker.count(connection=ref.redis, queue=ref.queue)
+            ref.queue.connection.ping()
+            workers = Worker.count(connection=ref.queue.connection, queue=ref.queue)
             up = True
         except redis.RedisError:
             up, workers = False, 0

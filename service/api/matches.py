@@ -2,193 +2,366 @@
 
 from __future__ import annotations
 
-import json
+import re
 
-from flask import Response, request, stream_with_context
+from flask import Response, request
 from flask.views import MethodView
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from service.api import BEARER, OPTIONAL_BEARER, Blueprint, bearer, problems, referee
+from service.api import (
+    BEARER,
+    HELD,
+    MAX_INT,
+    OPTIONAL_BEARER,
+    STREAM,
+    Blueprint,
+    bearer,
+    integer,
+    problems,
+    referee,
+    sse,
+    text,
+)
+from service.api.contract import (
+    OUTCOMES,
+    OutcomeSchema,
+    by_game,
+    camel,
+    event_field,
+    legal_move_field,
+    outcome_fields,
+    ref,
+    seed_field,
+)
 from service.games import GAMES
 from service.problems import Problem
 
 blp = Blueprint("matches", __name__, url_prefix="/matches",
                 description="Matches: seats, views, legal moves, moves and events")
 
-MATCH_ERRORS = ("unknown_match", "bad_token")
+STATUS = fields.String(required=True, metadata={"enum": ["waiting", "active", "scoring", "finished", "aborted"]})
+MATCH_ERRORS = ("unknown_match", "bad_token", "redis_unavailable")
 
 
 # -- schemas ------------------------------------------------------------------------------------
 class SeatSpecSchema(Schema):
-    name = fields.String(validate=validate.Length(min=1, max=40),
-                         metadata={"description": "A human seat that gets its token now."})
-    bot = fields.String(metadata={"description": "A bot kind from GET /games/{game}; an RQ worker plays it."})
+    name = text(40, metadata={"description": "A human seat that gets its token now."})
+    bot = text(40, metadata={"description": "A bot kind from GET /games/{game}; an RQ worker plays it."})
+    budget_ms = integer(10, 10_000, metadata={
+        "description": "search bot: milliseconds per decision (default REFEREE_SEARCH_MS, 1000)."})
+    iterations = integer(1, 100_000, metadata={
+        "description": "search bot: iterations per decision; alone, it makes the bot's play reproducible "
+                       "for the match's seed (still stopped at 10 s)."})
+
+    @validates_schema
+    def _budget_for_search(self, data: dict, **kwargs) -> None:
+        if ("budget_ms" in data or "iterations" in data) and data.get("bot") != "search":
+            raise ValidationError("budget_ms and iterations are for a search bot seat.", "bot")
 
 
+SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1  # what the store's JSON keeps exactly
+
+
+class ClockSchema(Schema):
+    move_seconds = fields.Float(metadata={"description": "A deadline per decision, in seconds (0 < S <= 86400).",
+                                          "exclusiveMinimum": 0, "maximum": 86400})
+    initial_seconds = fields.Float(metadata={"description": "A Fischer clock: each seat's time for the match.",
+                                             "exclusiveMinimum": 0, "maximum": 86400})
+    increment_seconds = fields.Float(metadata={"description": "Fischer: seconds added after each move of the seat.",
+                                               "exclusiveMinimum": 0, "maximum": 86400})
+    on_timeout = fields.String(load_default="default", metadata={
+        "enum": ["bot", "default", "forfeit"],
+        "description": "bot: a bot plays the seat until its owner acts again; default: the game's safe default "
+                       "move for that decision; forfeit: the seat is out (default moves from then on, ranks last)."})
+    bot = fields.String(metadata={"description": "With on_timeout bot: the bot kind (default random)."})
 class Seed(fields.Raw):
-    """An integer or a string."""
+    """An integer of at most 64 bits or a printable string."""
 
     def _deserialize(self, value, attr, data, **kwargs):
-        if isinstance(value, bool) or not isinstance(value, (int, str)) or len(str(value)) > 100:
-            raise ValidationError("A seed is an integer or a string of at most 100 characters.")
+        if isinstance(value, bool) or not (
+                isinstance(value, int) and SEED_MIN <= value <= SEED_MAX
+                or isinstance(value, str) and len(value) <= 100 and value.isprintable()):
+            raise ValidationError(f"A seed is an integer from {SEED_MIN} to {SEED_MAX} or a printable string of "
+                                  "at most 100 characters.")
         return value
 
 
 class CreateMatchSchema(Schema):
-    game = fields.String(required=True, metadata={"example": "super_blatt"})
-    players = fields.Integer(required=True, validate=validate.Range(min=1, max=16), metadata={"example": 2})
+    game = text(40, required=True, metadata={"example": "super_blatt"})
+    players = integer(1, 16, strict=True, required=True, metadata={"example": 2})
     options = fields.Dict(load_default=dict, metadata={"description": "The game's <Game>Options; defaults apply."})
     seed = Seed(metadata={"description": "Integer or string; secret and random when omitted.",
-                                "oneOf": [{"type": "integer"}, {"type": "string"}]})
-    seats = fields.List(fields.Nested(SeatSpecSchema), load_default=None,
+                          "oneOf": [{"type": "integer", "minimum": SEED_MIN, "maximum": SEED_MAX},
+                                    {"type": "string", "maxLength": 100}]})
+    seats = fields.List(fields.Nested(SeatSpecSchema), load_default=None, validate=validate.Length(max=16),
                         metadata={"description": "One entry per seat; {} leaves a seat open. Default: all open."})
+    listed = fields.Boolean(load_default=True, metadata={"description": "false keeps the match out of GET /matches "
+                                                                        "(whoever has its id can still join)."})
+    clock = fields.Nested(ClockSchema, load_default=None, metadata={
+        "description": "A turn clock: move_seconds, or initial_seconds and increment_seconds; and on_timeout."})
+
+
+#: the body as documented: one schema per game, with its own Options (the server loads CreateMatchSchema and
+#: then the game's Options, so both say the same)
+CREATE_MATCH = by_game(CreateMatchSchema, lambda game, wire: {
+    "players": integer(game.min_players, game.max_players, required=True),
+    "options": fields.Nested(game.Options, metadata={"description": "Defaults apply to what is left out."})})
 
 
 class SeatOutSchema(Schema):
-    seat = fields.Integer()
-    name = fields.String(allow_none=True)
-    bot = fields.String(allow_none=True)
-    token = fields.String(allow_none=True, metadata={"description": "Only for named human seats, only at creation."})
+    seat = integer(required=True)
+    name = fields.String(required=True, allow_none=True)
+    bot = fields.String(required=True, allow_none=True)
+    token = fields.String(required=True, allow_none=True,
+                          metadata={"description": "Only for named human seats, only at creation."})
 
 
 class CreatedMatchSchema(Schema):
-    id = fields.String()
-    game = fields.String()
-    status = fields.String()
-    host_token = fields.String(metadata={"description": "Aborts the match; sees what a spectator sees."})
-    seats = fields.List(fields.Nested(SeatOutSchema))
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = STATUS
+    host_token = fields.String(required=True, metadata={"description": "Aborts the match; sees what a spectator sees."})
+    seats = fields.List(fields.Nested(SeatOutSchema), required=True)
 
 
 class JoinSchema(Schema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
-    seat = fields.Integer(load_default=None, allow_none=True, metadata={"description": "Default: the first open seat."})
+    name = text(40, required=True)
+    seat = integer(0, 15, strict=True, load_default=None, allow_none=True,
+                   metadata={"description": "Default: the first open seat."})
 
 
 class JoinedSchema(Schema):
-    id = fields.String()
-    seat = fields.Integer()
-    name = fields.String()
-    token = fields.String()
-    status = fields.String()
+    id = fields.String(required=True)
+    seat = integer(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True)
+    status = STATUS
 
 
 class SeatSchema(Schema):
-    seat = fields.Integer()
-    name = fields.String(allow_none=True)
-    bot = fields.String(allow_none=True)
-    joined = fields.Boolean()
+    seat = integer(required=True)
+    name = fields.String(required=True, allow_none=True)
+    bot = fields.String(required=True, allow_none=True)
+    joined = fields.Boolean(required=True)
+    away = fields.String(required=True, allow_none=True,
+                         metadata={"description": "The bot playing this seat while it is away."})
+    out = fields.Boolean(required=True, metadata={"description": "The seat forfeited (timed out, on_timeout forfeit)."})
 
 
-STATUS = fields.String(metadata={"enum": ["waiting", "active", "scoring", "finished", "aborted"]})
+class TimerSchema(Schema):
+    seat = integer()
+    deadline = fields.Float(allow_none=True, metadata={"description": "Unix time its decision is due; null: none."})
+    remaining = fields.Float(allow_none=True, metadata={
+        "description": "Seconds left at `now`: to the deadline, or a Fischer clock's stopped bank."})
 
 
-class ResultSchema(Schema):
+class ClockViewSchema(Schema):
+    now = fields.Float(metadata={"description": "The server's time (Unix seconds) the view was made at."})
+    move_seconds = fields.Float(allow_none=True)
+    initial_seconds = fields.Float(allow_none=True)
+    increment_seconds = fields.Float(allow_none=True)
+    on_timeout = fields.String()
+    bot = fields.String()
+    seats = fields.List(fields.Nested(TimerSchema))
+
+
+class RematchViewSchema(Schema):
     id = fields.String()
-    game = fields.String()
+    seat = integer(metadata={"description": "Only in a former seat's own view: its seat in the rematch."})
+    token = fields.String(allow_none=True, metadata={"description": "Only in that seat's own view: its new token."})
+
+
+class ResultSchema(OutcomeSchema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
     status = STATUS
-    scores = fields.List(fields.Raw(metadata={"type": "number"}))
-    ranking = fields.List(fields.List(fields.Integer()), metadata={"description": "Places, best first; ties share."})
-    winners = fields.List(fields.Integer())
-    breakdown = fields.List(fields.Dict(), metadata={"description": "Per seat: how the score arose."})
-    seed = fields.Raw(metadata={"description": "The match seed, revealed at the end."})
+
+
+RESULT = by_game(ResultSchema, outcome_fields)
 
 
 class MatchSchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    status = STATUS
+    version = integer(required=True)
+    seat = integer(required=True, allow_none=True,
+                          metadata={"description": "The caller's seat; null for a spectator."})
+    to_act = fields.List(integer(), required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    options = fields.Dict(required=True)
+    view = fields.Dict(required=True, metadata={"description": "What the caller's seat may see at the table."})
+    result = fields.Dict(metadata={"description": "Once the match is finished."})
+    seed = seed_field(metadata={"description": "Once the match is over (scoring or finished)."})
+    clock = fields.Nested(ClockViewSchema, metadata={"description": "Matches with a turn clock: deadlines."})
+    rematch = fields.Nested(RematchViewSchema, metadata={"description": "Once a rematch is asked for."})
+
+
+class ListQuerySchema(Schema):
+    status = fields.String(validate=validate.OneOf(["waiting", "active", "scoring", "finished", "aborted"]))
+    game = fields.String(metadata={"example": "super_blatt"})
+    open = fields.Boolean(metadata={"description": "true: only matches with a seat to join; false: only full ones."})
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(validate=validate.Length(max=64),
+                           metadata={"description": "next_cursor of the previous page."})
+
+
+class MatchSummarySchema(Schema):
     id = fields.String()
     game = fields.String()
+    title = fields.String()
     status = STATUS
     version = fields.Integer()
-    seat = fields.Integer(allow_none=True, metadata={"description": "The caller's seat; null for a spectator."})
-    to_act = fields.List(fields.Integer())
+    players = fields.Integer()
     seats = fields.List(fields.Nested(SeatSchema))
+    open_seats = fields.Integer(metadata={"description": "Seats still to join (0 once the match started)."})
     options = fields.Dict()
-    view = fields.Dict(metadata={"description": "What the caller's seat may see at the table."})
-    result = fields.Dict()
-    seed = fields.Raw()
+    created = fields.Float(metadata={"description": "Unix time of creation."})
+
+
+class MatchListSchema(Schema):
+    matches = fields.List(fields.Nested(MatchSummarySchema), metadata={"description": "Newest first."})
+    next_cursor = fields.String(allow_none=True, metadata={"description": "Pass as ?cursor= for the next page; "
+                                                                          "null at the end."})
+
+
+
+MATCH = by_game(MatchSchema, lambda game, wire: {
+    "options": fields.Nested(game.Options, required=True),
+    "view": fields.Nested(wire.view, required=True,
+                          metadata={"description": "What the caller's seat may see at the table."}),
+    "result": fields.Nested(OUTCOMES[game.name], metadata={"description": "Once the match is finished."})})
 
 
 class SnapshotQuerySchema(Schema):
-    since = fields.Integer(validate=validate.Range(min=0), metadata={"description": "Wait for a version above this."})
-    wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=600),
-                        metadata={"description": "Seconds to hold the request (capped by the server)."})
+    since = integer(metadata={"description": "Wait for a version above this."})
+    wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=3600), metadata={
+        "description": "Seconds to hold the request; the server holds it at most REFEREE_MAX_WAIT (default 60)."})
 
 
 class LegalMovesSchema(Schema):
-    version = fields.Integer()
-    seat = fields.Integer()
-    moves = fields.List(fields.Dict(), metadata={
-        "description": "Every legal move; a numeric choice appears once as {min, max, step}."})
+    game = fields.String(required=True)
+    version = integer(required=True)
+    seat = integer(required=True)
+    moves = fields.List(fields.Dict(), required=True)
+
+
+LEGAL_MOVES = by_game(LegalMovesSchema, lambda game, wire: {
+    "moves": fields.List(legal_move_field(game, wire), required=True, metadata={
+        "description": "Every legal move; a numeric choice appears once as {min, max, step}."})})
+
+
+class AnyMove(fields.Raw):
+    """A JSON object, checked against the match's game by the referee (documented as that game's <Game>Move)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, dict):
+            raise ValidationError("Not a valid mapping type.")
+        return value
 
 
 class MoveRequestSchema(Schema):
-    move = fields.Dict(required=True, metadata={"description": "One move of this match's game (<Game>Move)."})
-    expected_version = fields.Integer(load_default=None, allow_none=True,
-                                      metadata={"description": "Refuse with stale_version unless the match is here."})
-
-
-class EventSchema(Schema):
-    seq = fields.Integer()
-    version = fields.Integer()
-    type = fields.String()
-    data = fields.Dict()
+    move = AnyMove(required=True, metadata={
+        "description": "One move of this match's game: it validates against that game's <Game>Move (named by "
+                       "GET /games/{game}); the anyOf lists every game's, whose move types overlap.",
+        "anyOf": [{"$ref": ref(f"{camel(name)}Move")} for name in GAMES]})
+    expected_version = integer(strict=True, load_default=None, allow_none=True,
+                               metadata={"description": "Refuse with stale_version unless the match is here."})
 
 
 class MoveResultSchema(Schema):
-    version = fields.Integer()
+    game = fields.String(required=True)
+    version = integer(required=True)
     status = STATUS
-    to_act = fields.List(fields.Integer())
-    events = fields.List(fields.Nested(EventSchema), metadata={"description": "What this move showed your seat."})
-    legal_moves = fields.List(fields.Dict(), metadata={
+    to_act = fields.List(integer(), required=True)
+    events = fields.List(fields.Dict(), required=True)
+    legal_moves = fields.List(fields.Dict(), required=True)
+
+
+MOVE_RESULT = by_game(MoveResultSchema, lambda game, wire: {
+    "events": fields.List(event_field(game), required=True,
+                          metadata={"description": "What this move showed your seat."}),
+    "legal_moves": fields.List(legal_move_field(game, wire), required=True, metadata={
         "description": "Your legal moves at the new version when you still owe a decision (a compound turn), "
-                       "else empty."})
+                       "else empty."})})
 
 
 class EventsQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
-    limit = fields.Integer(load_default=500, validate=validate.Range(min=1, max=1000))
-    wait = fields.Float(load_default=300, validate=validate.Range(min=0, max=3600),
-                        metadata={"description": "text/event-stream only: seconds to keep the stream open."})
+    after = integer(load_default=0)
+    limit = integer(1, 1000, load_default=500)
+    wait = fields.Float(validate=validate.Range(min=0, max=86400), metadata={
+        "description": "text/event-stream only: seconds to keep the stream open (default: until the match ends; "
+                       "the server may end a stream sooner, resume it with Last-Event-ID)."})
+    ticket = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{16,64}$", error="Not a stream ticket."),
+                           metadata={"description": "A stream ticket from POST /matches/{id}/stream-ticket, in "
+                                                    "place of the bearer token (for EventSource)."})
+
+
+class StreamTicketSchema(Schema):
+    ticket = fields.String(required=True, metadata={"description": "Pass as ?ticket= to GET /matches/{id}/events."})
+    expires_in = integer(required=True, metadata={
+        "description": "Seconds left to open a stream with it; it may open several (EventSource reconnects) until "
+                       "then."})
 
 
 class EventsSchema(Schema):
-    events = fields.List(fields.Nested(EventSchema))
-    last_seq = fields.Integer(metadata={"description": "Pass as ?after= to resume."})
-    version = fields.Integer()
+    game = fields.String(required=True)
+    events = fields.List(fields.Dict(), required=True)
+    last_seq = integer(required=True, metadata={"description": "Pass as ?after= to resume."})
+    version = integer(required=True)
     status = STATUS
+
+
+EVENTS = by_game(EventsSchema, lambda game, wire: {"events": fields.List(event_field(game), required=True)})
 
 
 class AbortedSchema(Schema):
-    id = fields.String()
+    id = fields.String(required=True)
     status = STATUS
-    version = fields.Integer()
+    version = integer(required=True)
 
 
 # -- routes -------------------------------------------------------------------------------------
 @blp.route("")
 class Matches(MethodView):
+    @blp.arguments(ListQuerySchema(), location="query")
+    @blp.response(200, MatchListSchema)
+    @problems(blp, "invalid_body", "invalid_cursor", "unknown_game")
+    def get(self, query):
+        """Listed matches, newest first, filtered by status, game and open seats; no secrets (tokens, seeds).
+
+        The listing is eventually consistent: a match's status is re-checked as the page is built.
+        """
+        return referee().list_matches(query.get("status"), query.get("game"), query.get("open"), query["limit"],
+                                      query.get("cursor"))
+
     @blp.arguments(CreateMatchSchema())
     @blp.response(201, CreatedMatchSchema)
-    @problems(blp, "invalid_body", "unknown_game", "invalid_options", "unknown_bot", "body_too_large")
+    @blp.doc(operationId="createMatch", requestBody={"content": {"application/json": {"schema": CREATE_MATCH.doc()}}})
+    @problems(blp, "invalid_body", "unknown_game", "invalid_options", "unknown_bot", "invalid_clock",
+              "body_too_large", "redis_unavailable")
     def post(self, body):
         """Create a match; named human seats get their tokens now, open seats are joined later."""
         game = body["game"]
         if game not in GAMES:
             raise Problem("unknown_game", f"There is no game {game!r}; see GET /games.")
-        return referee().create_match(game, body["players"], body["options"], body.get("seed"), body["seats"])
+        return referee().create_match(game, body["players"], body["options"], body.get("seed"), body["seats"],
+                                      body["clock"], body["listed"])
 
 
 @blp.route("/<string:match_id>")
 class MatchResource(MethodView):
     @blp.arguments(SnapshotQuerySchema(), location="query")
-    @blp.response(200, MatchSchema)
-    @blp.doc(security=OPTIONAL_BEARER)
-    @problems(blp, "invalid_body", *MATCH_ERRORS)
+    @blp.response(200, MATCH)
+    @blp.doc(operationId="getMatch", security=OPTIONAL_BEARER)
+    @problems(blp, "invalid_body", *MATCH_ERRORS, "redis_unavailable")
     def get(self, query, match_id: str):
         """The match as the caller's seat sees it (a spectator without a token); long-polls with since/wait."""
-        return referee().snapshot(match_id, bearer(), query.get("since"), query.get("wait", 0))
+        wait = 0 if request.environ.get(HELD) else query["wait"]  # the ASGI front holds the wait itself
+        return referee().snapshot(match_id, bearer(), query.get("since"), wait)
 
     @blp.response(200, AbortedSchema)
-    @blp.doc(security=BEARER)
+    @blp.doc(operationId="abortMatch", security=BEARER)
     @problems(blp, *MATCH_ERRORS, "not_host", "match_over", "busy")
     def delete(self, match_id: str):
         """Abort the match (host token only)."""
@@ -199,8 +372,9 @@ class MatchResource(MethodView):
 class Join(MethodView):
     @blp.arguments(JoinSchema())
     @blp.response(201, JoinedSchema)
+    @blp.doc(operationId="joinMatch")
     @problems(blp, "invalid_body", "unknown_match", "not_waiting", "seat_taken", "no_open_seat", "body_too_large",
-              "busy")
+              "busy", "redis_unavailable")
     def post(self, body, match_id: str):
         """Claim an open seat and get its token; the match starts when the last seat is filled."""
         return referee().join(match_id, body["name"], body.get("seat"))
@@ -208,8 +382,8 @@ class Join(MethodView):
 
 @blp.route("/<string:match_id>/legal-moves")
 class LegalMoves(MethodView):
-    @blp.response(200, LegalMovesSchema)
-    @blp.doc(security=BEARER)
+    @blp.response(200, LEGAL_MOVES)
+    @blp.doc(operationId="getLegalMoves", security=BEARER)
     @problems(blp, *MATCH_ERRORS, "not_a_seat")
     def get(self, match_id: str):
         """Every move the caller's seat may make now (empty when it is not to act)."""
@@ -218,69 +392,90 @@ class LegalMoves(MethodView):
 
 IDEMPOTENCY_HEADER = {
     "name": "Idempotency-Key", "in": "header", "required": False,
-    "description": "Replaying a key returns the first answer and applies nothing new.",
-    "schema": {"type": "string", "maxLength": 128},
+    "description": "Replaying a key with the same body returns the first answer and applies nothing new; "
+                   "with another body it is refused (idempotency_mismatch).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 128, "pattern": "^[ -~]+$"},
 }
+IDEMPOTENCY_KEY = re.compile(r"[ -~]{1,128}")
+LAST_EVENT_ID = re.compile(r"[0-9]{1,16}")
 
 
 @blp.route("/<string:match_id>/moves")
 class Moves(MethodView):
     @blp.arguments(MoveRequestSchema())
-    @blp.response(200, MoveResultSchema)
-    @blp.doc(security=BEARER, parameters=[IDEMPOTENCY_HEADER])
+    @blp.response(200, MOVE_RESULT)
+    @blp.doc(operationId="submitMove", security=BEARER, parameters=[IDEMPOTENCY_HEADER])
     @problems(blp, "invalid_body", *MATCH_ERRORS, "not_a_seat", "match_not_started", "match_over", "not_your_turn",
-              "stale_version", "invalid_move", "illegal_move", "body_too_large", "busy")
+              "stale_version", "invalid_move", "illegal_move", "idempotency_mismatch", "body_too_large", "busy")
     def post(self, body, match_id: str):
         """Submit a move; it is validated, applied and committed by compare-and-set on the version."""
         key = request.headers.get("Idempotency-Key")
-        if key is not None and not 0 < len(key) <= 128:
-            raise Problem("invalid_body", "Idempotency-Key must be 1 to 128 characters.")
+        if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
+            raise Problem("invalid_body", "Idempotency-Key must be 1 to 128 printable ASCII characters.")
         return referee().apply_move(match_id, bearer(), None, body["move"], body["expected_version"], key)
 
 
-def _sse(events, heartbeat: str = ": keep-alive\n\n"):
-    yield heartbeat
-    for e in events:
-        yield f"id: {e['seq']}\nevent: {e['type']}\ndata: {json.dumps(e, separators=(',', ':'))}\n\n"
+SSE_DOC = {"responses": {"200": {"description": "The events as JSON (<Game>Events), or as a live stream.", "content": {
+    "application/json": {"schema": EVENTS.doc()},
+    "text/event-stream": {"schema": {
+    "type": "string", "description": "With `Accept: text/event-stream`: Server-Sent Events. `retry:` first; each "
+    "event with `id:` (its seq; resume with Last-Event-ID or ?after=), `event:` (its type) and `data:` (the "
+    "<Game>Event as JSON); a `: keep-alive` comment every REFEREE_HEARTBEAT seconds; a last `end` event "
+    "(`{status, version, last_seq}`) once the match is finished or aborted."}}}}}}
 
 
 @blp.route("/<string:match_id>/events")
 class Events(MethodView):
     @blp.arguments(EventsQuerySchema(), location="query")
-    @blp.response(200, EventsSchema)
-    @blp.alt_response(200, description="With `Accept: text/event-stream`: the same events as Server-Sent Events "
-                      "(`id` is the seq; resume with Last-Event-ID).", content_type="text/event-stream",
-                      success=True)
-    @blp.doc(security=OPTIONAL_BEARER)
-    @problems(blp, "invalid_body", *MATCH_ERRORS)
+    @blp.response(200, EVENTS)
+    @blp.doc(operationId="getEvents", security=OPTIONAL_BEARER, **SSE_DOC)
+    @problems(blp, "invalid_body", *MATCH_ERRORS, "bad_ticket", "too_many_streams", "redis_unavailable")
     def get(self, query, match_id: str):
-        """The events the caller may see, in order, after a sequence number (resumable)."""
+        """The events the caller may see, in order, after a sequence number (resumable); a live stream with
+        `Accept: text/event-stream`."""
         token = bearer()
-        if "text/event-stream" in request.headers.get("Accept", ""):
-            after = query["after"]
-            last = request.headers.get("Last-Event-ID", "")
-            if last.isdigit():
-                after = int(last)
-            events = referee().stream_events(match_id, token, after, query["wait"])
-            return Response(stream_with_context(_sse(events)), mimetype="text/event-stream",
-                            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-        return referee().events(match_id, token, query["after"], query["limit"])
+        if "text/event-stream" not in request.headers.get("Accept", ""):
+            return referee().events(match_id, token, query["after"], query["limit"], query.get("ticket"))
+        after = query["after"]
+        last = request.headers.get("Last-Event-ID")
+        if last:  # an empty one is none
+            if not LAST_EVENT_ID.fullmatch(last) or int(last) > MAX_INT:
+                raise Problem("invalid_body", "Last-Event-ID must be the id (seq) of an event.")
+            after = int(last)
+        stream = referee().open_stream(match_id, token, query.get("ticket"))
+        seconds = min(query.get("wait", float("inf")), referee().settings.stream_max_age)
+        front = request.environ.get(STREAM)
+        if front is not None:  # the ASGI front streams it on its event loop
+            front.update(stream=stream, after=after, seconds=seconds)
+            return Response(status=200)
+        return Response(sse.stream_sync(referee(), stream, after, seconds), mimetype="text/event-stream",
+                        headers=sse.HEADERS)
+
+
+@blp.route("/<string:match_id>/stream-ticket")
+class Ticket(MethodView):
+    @blp.response(201, StreamTicketSchema)
+    @blp.doc(operationId="createStreamTicket", security=BEARER)
+    @problems(blp, *MATCH_ERRORS, "not_a_seat")
+    def post(self, match_id: str):
+        """A short-lived ticket for this seat's event stream, so that EventSource needs no token in a URL."""
+        return referee().stream_ticket(match_id, bearer())
 
 
 @blp.route("/<string:match_id>/result")
 class Result(MethodView):
-    @blp.response(200, ResultSchema)
-    @blp.doc(security=OPTIONAL_BEARER)
+    @blp.response(200, RESULT)
+    @blp.doc(operationId="getResult", security=OPTIONAL_BEARER)
     @problems(blp, *MATCH_ERRORS, "result_not_ready")
     def get(self, match_id: str):
         """Final scores, ranking, winners and each seat's breakdown, once the match is finished."""
         return referee().result(match_id, bearer())
 
 
-@blp.route("/<string:match_id>/photos/<int:seat>")
+@blp.route("/<string:match_id>/photos/<int(max=15):seat>")
 class Photo(MethodView):
-    @blp.response(200, description="The seat's final photo as SVG.", content_type="image/svg+xml")
-    @blp.doc(security=OPTIONAL_BEARER)
+    @blp.doc(operationId="getPhoto", security=OPTIONAL_BEARER, responses={"200": {
+        "description": "The seat's final photo as SVG.", "content": {"image/svg+xml": {"schema": {"type": "string"}}}}})
     @problems(blp, *MATCH_ERRORS, "not_found", "not_over")
     def get(self, match_id: str, seat: int):
         """Picture Perfect: that seat's final photo (the computed photo and each guest's score), as SVG."""

@@ -1,0 +1,106 @@
+"""The life of a match around its people: away and back, the record of a finished match, rematch.
+
+Turn clocks are set at creation (``clock`` in ``POST /matches``) and shown in every view.
+"""
+
+from __future__ import annotations
+
+from flask.views import MethodView
+from marshmallow import Schema, fields
+
+from service.api import BEARER, OPTIONAL_BEARER, Blueprint, bearer, problems, referee
+
+blp = Blueprint("lifecycle", __name__, url_prefix="/matches",
+                description="The life of a match: away and back, records, rematches")
+
+SEAT_ERRORS = ("unknown_match", "bad_token", "not_a_seat")
+
+
+class AwaySchema(Schema):
+    bot = fields.String(load_default=None, allow_none=True,
+                        metadata={"description": "The bot kind that plays the seat meanwhile (default random)."})
+
+
+class AwayStateSchema(Schema):
+    id = fields.String()
+    version = fields.Integer()
+    seat = fields.Integer()
+    away = fields.String(allow_none=True, metadata={"description": "The bot now playing the seat; null once back."})
+
+
+class RecordMoveSchema(Schema):
+    version = fields.Integer(metadata={"description": "The version the move was applied at (its random draws)."})
+    seat = fields.Integer()
+    move = fields.Dict()
+    at = fields.Float(allow_none=True, metadata={"description": "Server time (Unix seconds) of the move."})
+
+
+class RecordSeatSchema(Schema):
+    seat = fields.Integer()
+    name = fields.String(allow_none=True)
+    bot = fields.String(allow_none=True)
+    forfeited = fields.Boolean()
+
+
+class RecordSchema(Schema):
+    format_version = fields.Integer()
+    id = fields.String()
+    game = fields.String()
+    players = fields.Integer()
+    options = fields.Dict()
+    seed = fields.Raw()
+    clock = fields.Dict(allow_none=True)
+    seats = fields.List(fields.Nested(RecordSeatSchema))
+    moves = fields.List(fields.Nested(RecordMoveSchema))
+    result = fields.Dict()
+
+
+class RematchSchema(Schema):
+    id = fields.String(metadata={"description": "The rematch's id."})
+    seat = fields.Integer(metadata={"description": "The caller's seat in the rematch (seats rotate by one)."})
+    token = fields.String(metadata={"description": "The caller's token for the rematch."})
+
+
+@blp.route("/<string:match_id>/away")
+class Away(MethodView):
+    @blp.arguments(AwaySchema())
+    @blp.response(200, AwayStateSchema)
+    @blp.doc(security=BEARER)
+    @problems(blp, "invalid_body", *SEAT_ERRORS, "unknown_bot", "match_not_started", "match_over", "already_away",
+              "seat_out", "body_too_large", "busy")
+    def post(self, body, match_id: str):
+        """Hand your seat to a bot until you come back (POST /back, or any move of yours)."""
+        return referee().away(match_id, bearer(), body["bot"])
+
+
+@blp.route("/<string:match_id>/back")
+class Back(MethodView):
+    @blp.response(200, AwayStateSchema)
+    @blp.doc(security=BEARER)
+    @problems(blp, *SEAT_ERRORS, "match_not_started", "match_over", "not_away", "seat_out", "busy")
+    def post(self, match_id: str):
+        """Take your seat back from the bot (away, or timed out under on_timeout "bot")."""
+        return referee().back(match_id, bearer())
+
+
+@blp.route("/<string:match_id>/record")
+class Record(MethodView):
+    @blp.response(200, RecordSchema)
+    @blp.doc(security=OPTIONAL_BEARER)
+    @problems(blp, "unknown_match", "bad_token", "not_over")
+    def get(self, match_id: str):
+        """Once finished: seed, options, clock, seats and every move; `referee replay` plays it again."""
+        return referee().record(match_id, bearer())
+
+
+@blp.route("/<string:match_id>/rematch")
+class Rematch(MethodView):
+    @blp.response(201, RematchSchema)
+    @blp.doc(security=BEARER)
+    @problems(blp, *SEAT_ERRORS, "not_over", "busy")
+    def post(self, match_id: str):
+        """Play again: same game, options, clock and people, seats rotated by one, a new seed, bots kept.
+
+        Asking again (any seat) returns the same rematch; each seat finds its own new seat and token
+        here and in its view of this match (`rematch`)."""
+        return referee().rematch(match_id, bearer())

@@ -1,0 +1,61 @@
+"""Server-Sent Events: the frames of a seat's event stream, shared by the ASGI front and plain WSGI.
+
+A stream sends ``retry:`` first, then every event the viewer may see with ``id:`` (its seq, so
+``Last-Event-ID`` resumes), a comment line every heartbeat while nothing happens, and a final
+``end`` event once the match is finished or aborted.  A stream that ends without ``end`` (the
+server's ``REFEREE_STREAM_MAX_AGE``, a restart, a dropped connection) is resumed by the client.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import orjson
+
+from service.referee import Referee, Stream
+
+RETRY_MS = 2000
+RETRY = f"retry: {RETRY_MS}\n\n".encode()
+HEARTBEAT = b": keep-alive\n\n"
+OVER = ("finished", "aborted")
+HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def event_frame(event: dict) -> bytes:
+    return b"id: %d\nevent: %s\ndata: %s\n\n" % (event["seq"], event["type"].encode(), orjson.dumps(event))
+
+
+def catch_up(ref: Referee, stream: Stream, after: int) -> tuple[bytes, int, int, bool]:
+    """Every event past ``after`` the stream's viewer may see, as frames (with ``end`` once the
+    match is over); returns (frames, new after, the match's version, over)."""
+    out = []
+    while True:
+        page = ref.page(stream.match_id, stream.viewer, after)
+        out += [event_frame(e) for e in page["events"]]
+        if page["last_seq"] == after:
+            break
+        after = page["last_seq"]
+    over = page["status"] in OVER
+    if over:
+        end = {"status": page["status"], "version": page["version"], "last_seq": after}
+        out.append(b"id: %d\nevent: end\ndata: %s\n\n" % (after, orjson.dumps(end)))
+    return b"".join(out), after, page["version"], over
+
+
+def stream_sync(ref: Referee, stream: Stream, after: int, seconds: float) -> Iterator[bytes]:
+    """The stream on a WSGI server without the ASGI front: it holds a thread while open."""
+    deadline = time.monotonic() + seconds
+    heartbeat_ms = int(ref.settings.heartbeat * 1000)
+    try:
+        yield RETRY
+        while True:
+            frames, after, _, over = catch_up(ref, stream, after)
+            yield frames or HEARTBEAT
+            left = deadline - time.monotonic()
+            if over or left <= 0:
+                return
+            stream.renew()
+            ref.store.wait_for_events(stream.match_id, after, int(min(left * 1000, heartbeat_ms)))
+    finally:
+        stream.close()

@@ -1,0 +1,409 @@
+"""The ASGI front that ``referee serve`` runs: waiting requests wait on an event loop, the rest is Flask.
+
+Flask stays the application: every route, schema, error, header (CORS included) and the OpenAPI
+document live there.  This front recognises the two waiting variants of its routes,
+
+- a long-poll, ``GET /matches/{id}?since=V&wait=S`` with S > 0, and
+- an event stream, ``GET /matches/{id}/events`` with ``Accept: text/event-stream``,
+
+asks Flask once for them (validation, tokens, tickets, errors: the same code as any request),
+then holds them on the event loop, not on a thread, until the match's next commit: every commit
+publishes on ``ref:{m:<id>}:notify`` and the process's one :class:`Hub` connection wakes the
+waiters of that match.  Every other request is handed to Flask on a small thread pool
+(REFEREE_FRONT_THREADS, 8): measured against calling Flask in the event loop itself, the pool
+was faster, because a request's Redis round trips then overlap instead of stalling the loop
+(figures in the README); with 0 threads Flask runs in the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import math
+import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs
+
+import orjson
+import redis.asyncio as aioredis
+from flask import Flask
+from redis.exceptions import RedisError
+
+from service.api import HELD, PROBLEM_JSON, STREAM, sse
+from service.app import create_app as create_flask_app
+from service.config import Settings
+from service.problems import Problem
+from service.store import match_key, notify_channel
+
+log = logging.getLogger("referee.asgi")
+
+LONG_POLL = re.compile(r"^/matches/([^/]+)$")
+EVENTS = re.compile(r"^/matches/([^/]+)/events$")
+CHANNEL = re.compile(rb"^ref:\{m:(.*)\}:notify$")
+HUB_CHANNEL = "ref:hub"  # nothing is published here; it keeps the pub/sub link subscribed
+Headers = list[tuple[bytes, bytes]]
+
+
+@dataclass(eq=False)
+class Waiter:
+    """One held request: woken when its match passes the version it has seen."""
+
+    seen: float
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+    gone: bool = False  # the client hung up
+
+    def wake(self, version: float) -> None:
+        if version > self.seen:
+            self.event.set()
+
+
+class Hub:
+    """A process's watch on commits: one pub/sub connection, SUBSCRIBEd to the matches that have waiters.
+
+    A waiter subscribes (confirmed by the server) before it re-checks its match, so no commit
+    after that re-check goes unnoticed.  Pub/sub delivers at most once, so every heartbeat the
+    hub also reads the version of each watched match (one pipeline) and wakes those that moved;
+    after a dropped connection (redis-py reconnects and re-subscribes) it wakes every waiter.
+
+    Timeouts: the pub/sub connection has no socket timeout (it is idle between commits by
+    design); health-check PINGs every heartbeat find a dead link instead.  Ordinary commands
+    (the version reads) keep the short REFEREE_REDIS_TIMEOUT.
+    """
+
+    def __init__(self, url: str, heartbeat: float, timeout: float, cluster: bool = False) -> None:
+        self.heartbeat = heartbeat
+        self.timeout = timeout
+        # on a cluster, PUBLISH reaches the subscribers of every node: the pub/sub link may use any node
+        kind = aioredis.RedisCluster if cluster else aioredis.Redis
+        self.redis = kind.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        self.pubsub = aioredis.Redis.from_url(url, socket_timeout=None, socket_connect_timeout=timeout,
+                                              health_check_interval=heartbeat).pubsub()
+        self.waiters: dict[str, set[Waiter]] = {}
+        self.subscribed: dict[bytes, asyncio.Event] = {}  # channel -> set once the server confirmed
+        self.tasks: list[asyncio.Task] = []
+        self.lock = asyncio.Lock()
+        self.reads = asyncio.Semaphore(16)  # the waiters' version reads share a few connections
+
+    @asynccontextmanager
+    async def watch(self, match_id: str, seen: float):
+        waiter = Waiter(seen)
+        group = self.waiters.setdefault(match_id, set())
+        group.add(waiter)
+        try:
+            channel = notify_channel(match_id).encode()
+            ready = self.subscribed.get(channel)
+            if ready is None:
+                ready = self.subscribed[channel] = asyncio.Event()
+                try:
+                    async with self.lock:  # one (re)connect at a time: concurrent ones would open two links
+                        # the link stays subscribed to HUB_CHANNEL: redis-py health-checks an unsubscribed
+                        # pub/sub link by reading a PONG, which would race the reader task's own read
+                        await self.pubsub.subscribe(channel, *(() if self.tasks else (HUB_CHANNEL,)))
+                except BaseException:
+                    del self.subscribed[channel]
+                    raise
+                if not self.tasks:
+                    self.tasks = [asyncio.ensure_future(self._read()), asyncio.ensure_future(self._tick())]
+            with suppress(TimeoutError):  # a loop swamped by thousands of new streams confirms late: go on,
+                async with asyncio.timeout(self.timeout):  # the heartbeat's re-check of versions still wakes it
+                    await ready.wait()
+            yield waiter
+        finally:
+            group.discard(waiter)
+            if not group and self.waiters.get(match_id) is group:
+                del self.waiters[match_id]  # unsubscribed at the next tick unless a waiter comes back
+
+    async def version(self, match_id: str) -> float:
+        """The match's version (infinity once it is gone: the waiter then asks Flask, which says so)."""
+        async with self.reads:
+            version = await self.redis.hget(match_key(match_id), "version")
+        return math.inf if version is None else int(version)
+
+    def _wake(self, match_id: str, version: float) -> None:
+        for waiter in self.waiters.get(match_id, ()):
+            waiter.wake(version)
+
+    def _wake_all(self) -> None:
+        for group in self.waiters.values():
+            for waiter in group:
+                waiter.event.set()
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                msg = await self.pubsub.get_message(timeout=self.heartbeat)
+            except (RedisError, OSError) as exc:  # the next call reconnects and re-subscribes
+                log.warning("pub/sub connection lost (%s); waking every waiter", exc)
+                self._wake_all()
+                await asyncio.sleep(min(1.0, self.heartbeat))
+                continue
+            if msg is None:
+                continue
+            if msg["type"] == "message":
+                found = CHANNEL.match(msg["channel"])
+                if found:
+                    self._wake(found.group(1).decode(), int(msg["data"]))
+            elif msg["type"] == "subscribe" and msg["channel"] in self.subscribed:
+                self.subscribed[msg["channel"]].set()
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat)
+            try:
+                idle = [c for c in self.subscribed if CHANNEL.match(c).group(1).decode() not in self.waiters]
+                for channel in idle:
+                    del self.subscribed[channel]
+                if idle:
+                    async with self.lock:
+                        await self.pubsub.unsubscribe(*idle)
+                ids = list(self.waiters)
+                if not ids:
+                    continue
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for match_id in ids:
+                        pipe.hget(match_key(match_id), "version")
+                    versions = await pipe.execute()
+                for match_id, version in zip(ids, versions):
+                    self._wake(match_id, math.inf if version is None else int(version))  # gone: let it find out
+            except (RedisError, OSError) as exc:
+                log.warning("re-check of watched matches failed: %s", exc)
+
+
+def wsgi_environ(scope: dict, body: bytes) -> dict:
+    server = scope.get("server") or ("localhost", 80)
+    client = scope.get("client") or ("", 0)
+    env = {
+        "REQUEST_METHOD": scope["method"],
+        "SCRIPT_NAME": scope.get("root_path", "").encode().decode("latin-1"),
+        "PATH_INFO": scope["path"].encode().decode("latin-1"),
+        "QUERY_STRING": scope["query_string"].decode("latin-1"),
+        "SERVER_NAME": server[0],
+        "SERVER_PORT": str(server[1] or 80),
+        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
+        "REMOTE_ADDR": client[0],
+        "REMOTE_PORT": str(client[1]),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": scope.get("scheme", "http"),
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    for raw_name, raw_value in scope["headers"]:
+        name = raw_name.decode("latin-1").upper().replace("-", "_")
+        value = raw_value.decode("latin-1")
+        if name not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            name = "HTTP_" + name
+        env[name] = f"{env[name]},{value}" if name in env else value
+    if body and "CONTENT_LENGTH" not in env:  # a chunked body, read whole
+        env["CONTENT_LENGTH"] = str(len(body))
+    return env
+
+
+def call_wsgi(app: Flask, env: dict) -> tuple[int, Headers, bytes]:
+    started: list = []
+    result = app(env, lambda status, headers, exc_info=None: started.extend((status, headers)))
+    try:
+        body = b"".join(result)
+    finally:
+        if hasattr(result, "close"):
+            result.close()
+    status, headers = started[-2:]
+    return int(status[:3]), [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers], body
+
+
+def cors_headers(headers: Headers) -> Headers:
+    return [(k, v) for k, v in headers if k.startswith(b"access-control-") or k == b"vary"]
+
+
+class Front:
+    """The ASGI application (see the module's docstring)."""
+
+    def __init__(self, app: Flask, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+        self.referee = app.extensions["referee"]
+        self.hub: Hub | None = None  # made on the event loop, at the first wait
+        self.pool = ThreadPoolExecutor(settings.front_threads) if settings.front_threads else None
+
+    async def _flask(self, env: dict) -> tuple[int, Headers, bytes]:
+        """Flask's answer, from the thread pool (or from the event loop itself when REFEREE_FRONT_THREADS=0)."""
+        if self.pool is None:
+            return call_wsgi(self.app, env)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, call_wsgi, self.app, env)
+
+    async def __call__(self, scope: dict, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            return await self._lifespan(receive, send)
+        if scope["type"] != "http":
+            return
+        started = False
+
+        async def tracked(message: dict) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._http(scope, receive, tracked)
+        except Exception:
+            # a defect of the front itself: logged with its traceback, answered as the API's own 500
+            log.exception("%s %s failed", scope["method"], scope["path"])
+            if not started:
+                problem = Problem("internal", "Internal error; it has been logged.")
+                await self._answer(send, problem.status, [(b"content-type", PROBLEM_JSON.encode())],
+                                   orjson.dumps(problem.as_dict()))
+
+    async def _http(self, scope: dict, receive, send) -> None:
+        body = await self._body(scope, receive)
+        env = wsgi_environ(scope, body)
+        if scope["method"] == "GET":
+            if EVENTS.match(scope["path"]) and "text/event-stream" in env.get("HTTP_ACCEPT", ""):
+                return await self._stream(env, receive, send)
+            if (found := LONG_POLL.match(scope["path"])) and (poll := self._long_poll_args(env)):
+                return await self._long_poll(env, send, found.group(1), *poll)
+        await self._answer(send, *await self._flask(env))
+
+    async def _lifespan(self, receive, send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _body(self, scope: dict, receive) -> bytes:
+        """The request body; reading stops past the largest accepted size (Flask then answers 413)."""
+        chunks, size, limit = [], 0, self.settings.max_body
+        while True:
+            message = await receive()
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            chunks.append(chunk)
+            if not message.get("more_body") or size > limit:
+                return b"".join(chunks)
+
+    @staticmethod
+    async def _answer(send, status: int, headers: Headers, body: bytes) -> None:
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    def _hub(self) -> Hub:
+        if self.hub is None:
+            s = self.settings
+            self.hub = Hub(s.redis_url, s.heartbeat, s.redis_timeout, s.redis_cluster)
+        return self.hub
+
+    async def _unavailable(self, send, headers: Headers) -> None:
+        problem = Problem("redis_unavailable", "The store is unreachable; retry shortly.", retry_after=1)
+        await self._answer(send, problem.status, [(b"content-type", PROBLEM_JSON.encode()),
+                                                  (b"retry-after", b"1"), *cors_headers(headers)],
+                           orjson.dumps(problem.as_dict()))
+
+    # -- long-poll --------------------------------------------------------------------------
+    @staticmethod
+    def _long_poll_args(env: dict) -> tuple[int, float] | None:
+        """(since, wait) of a long-poll that must wait; None for anything Flask answers at once (or refuses)."""
+        query = parse_qs(env["QUERY_STRING"])
+        try:
+            since, wait = int(query["since"][-1]), float(query["wait"][-1])
+        except (KeyError, ValueError):
+            return None
+        return (since, wait) if wait > 0 else None
+
+    async def _long_poll(self, env: dict, send, match_id: str, since: int, wait: float) -> None:
+        """Flask answers once; while the match stays at or below ``since`` that answer stays true, so
+        the re-checks only read the version (no view is built) and Flask answers again once it moved."""
+        env[HELD] = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + min(wait, self.settings.max_wait)  # Flask refuses a wait out of range
+        answer = await self._flask(env)
+        if answer[0] == 200 and orjson.loads(answer[2])["version"] <= since:
+            try:
+                hub = self._hub()
+                async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
+                    while await hub.version(match_id) <= since:
+                        waiter.event.clear()
+                        left = deadline - loop.time()
+                        if left <= 0:
+                            break
+                        with suppress(TimeoutError):
+                            async with asyncio.timeout(left):
+                                await waiter.event.wait()
+                    else:
+                        answer = await self._flask(env)
+            except (RedisError, OSError, TimeoutError) as exc:
+                log.warning("long-poll answered 503: %r", exc)
+                return await self._unavailable(send, answer[1])
+        await self._answer(send, *answer)
+
+    # -- event stream -----------------------------------------------------------------------
+    async def _stream(self, env: dict, receive, send) -> None:
+        front: dict = {}
+        env[STREAM] = front
+        status, headers, body = await self._flask(env)
+        if status != 200 or "stream" not in front:
+            return await self._answer(send, status, headers, body)
+        stream, after = front["stream"], front["after"]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + front["seconds"]
+        hang_up = None
+        try:
+            async with self._hub().watch(stream.match_id, -1) as waiter:
+                await send({"type": "http.response.start", "status": 200, "headers": [
+                    (b"content-type", b"text/event-stream; charset=utf-8"),
+                    *((k.lower().encode(), v.encode()) for k, v in sse.HEADERS.items()), *cors_headers(headers)]})
+                hang_up = asyncio.ensure_future(self._hang_up(receive, waiter))
+                await send({"type": "http.response.body", "body": sse.RETRY, "more_body": True})
+                while not waiter.gone:
+                    waiter.event.clear()
+                    frames, after, waiter.seen, over = sse.catch_up(self.referee, stream, after)
+                    if frames:
+                        await send({"type": "http.response.body", "body": frames, "more_body": True})
+                    if over:
+                        return
+                    while not waiter.event.is_set():  # a commit, a heartbeat, the deadline or a hang-up
+                        left = deadline - loop.time()
+                        if left <= 0:
+                            return
+                        try:
+                            async with asyncio.timeout(min(left, self.settings.heartbeat)):
+                                await waiter.event.wait()
+                        except TimeoutError:
+                            await send({"type": "http.response.body", "body": sse.HEARTBEAT, "more_body": True})
+                            stream.renew()
+        except (RedisError, OSError, TimeoutError) as exc:
+            if hang_up is None:  # nothing sent yet: answer 503
+                log.warning("event stream answered 503: %r", exc)
+                return await self._unavailable(send, headers)
+            log.warning("event stream ended early (the client resumes): %s", exc)
+        except Exception as exc:  # the connection is gone (the server's own disconnect error) or the match expired
+            if hang_up is None:
+                raise
+            log.warning("event stream ended: %r", exc, exc_info=True)
+        finally:
+            if hang_up is not None:
+                hang_up.cancel()
+            with suppress(Exception):
+                stream.close()
+            with suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    @staticmethod
+    async def _hang_up(receive, waiter: Waiter) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        waiter.gone = True
+        waiter.event.set()
+
+
+def create_app() -> Front:
+    """The ASGI application (``granian --interface asgi --factory service.asgi:create_app``)."""
+    settings = Settings.from_env()
+    return Front(create_flask_app(settings), settings)

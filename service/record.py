@@ -1,0 +1,69 @@
+"""Match records and their replay through the game modules alone (no Redis, no Flask).
+
+A record (``GET /matches/{id}/record``, ``referee export``) holds what a match needs to be played
+again exactly: game, players, options, seed, seats and every move with the version it was applied
+at.  Every random draw comes from ``match_rng(seed, version)``, so ``replay`` reproduces each state
+and the result; ``referee replay FILE`` exits 1 when the result differs from the recorded one.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from service.games import GAMES
+
+FORMAT_VERSION = 1
+
+
+def match_rng(seed: Any, step: int | str) -> random.Random:
+    """All of a match's randomness: its secret seed and the version the move is applied at."""
+    return random.Random(f"{seed}:{step}")
+
+
+def rank_forfeits(outcome: dict, out: list[int]) -> dict:
+    """Seats that forfeited rank last (among themselves by their places) and win nothing."""
+    outcome["forfeited"] = sorted(out)
+    if not out:
+        return outcome
+    stay = [[s for s in place if s not in out] for place in outcome["ranking"]]
+    gone = [[s for s in place if s in out] for place in outcome["ranking"]]
+    outcome["ranking"] = [p for p in stay if p] + [p for p in gone if p]
+    outcome["winners"] = [s for s in outcome["winners"] if s not in out]
+    if not outcome["winners"] and stay and any(stay):
+        outcome["winners"] = list(next(p for p in stay if p))
+    return outcome
+
+
+class ReplayError(Exception):
+    """The record does not replay: a move is refused, or the match does not end where it should."""
+
+
+def replay(record: dict, step: Callable[[int, dict, list[dict]], None] | None = None) -> dict:
+    """Play a record's moves from its seed; returns the result (as the referee computes it).
+
+    ``step(index, move, events)`` is called after each move, for printing.
+    """
+    if record.get("format_version") != FORMAT_VERSION:
+        raise ReplayError(f"Unknown record format {record.get('format_version')!r}; this is {FORMAT_VERSION}.")
+    game = GAMES.get(record["game"])
+    if game is None:
+        raise ReplayError(f"Unknown game {record['game']!r}.")
+    seed, players = record["seed"], record["players"]
+    options = game.load_options(players, record["options"])
+    state, _ = game.opening(players, options, match_rng(seed, "setup"))
+    for i, m in enumerate(record["moves"]):
+        if m["seat"] not in game.to_act(state):
+            raise ReplayError(f"Move {i} (version {m['version']}): seat {m['seat']} is not to act.")
+        try:
+            events = game.apply(state, m["seat"], game.parse_move(m["move"]), match_rng(seed, m["version"]))
+        except Exception as exc:
+            raise ReplayError(f"Move {i} (version {m['version']}) is refused: {exc}") from None
+        if step is not None:
+            step(i, m, events)
+    if not game.is_over(state):
+        raise ReplayError(f"The match is not over after its {len(record['moves'])} moves.")
+    outcome = game.final_result(state).as_dict()
+    outcome["seed"] = seed
+    return rank_forfeits(outcome, [s["seat"] for s in record["seats"] if s.get("forfeited")])

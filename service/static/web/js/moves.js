@@ -1,0 +1,44 @@
+// Legal moves as controls: a button per concrete move, a stepper for a numeric range.
+
+import { h, words } from "./dom.js";
+
+export const isSpan = (v) => v !== null && typeof v === "object" && "min" in v && "max" in v && "step" in v;
+
+/** The move's identity for matching controls and remembered problems. */
+export const moveKey = (move) => JSON.stringify(move);
+
+/** A readable label for any move, used where a renderer gives none. */
+export function describeMove(move) {
+  const rest = Object.entries(move).filter(([k]) => k !== "type")
+    .map(([k, v]) => (isSpan(v) ? `${words(k)} ${v.min}–${v.max}` : `${words(k)} ${Array.isArray(v) ? v.join(", ") : v}`));
+  return words(move.type) + (rest.length ? ` (${rest.join(", ")})` : "");
+}
+
+/**
+ * One control for a legal move.  ``play(concreteMove, element)`` sends it.  A range becomes a number
+ * field (the server, not the browser, judges the number, so a refused value shows the server's reason).
+ */
+export function moveControl(move, label, play, attrs = {}) {
+  const spans = Object.entries(move).filter(([, v]) => isSpan(v));
+  if (!spans.length) {
+    const button = h("button", { type: "button", class: "move", "data-move": moveKey(move), ...attrs },
+      label ?? describeMove(move));
+    button.addEventListener("click", () => play(move, button));
+    return button;
+  }
+  const fields = spans.map(([field, span]) => ({ field, span, input: h("input", {
+    type: "number", min: span.min, max: span.max, step: span.step, value: span.min, name: field,
+    "aria-label": `${words(field)} (${span.min} to ${span.max})`,
+  }) }));
+  const form = h("form", { class: "move stepper", novalidate: true, "data-move": moveKey(move), ...attrs },
+    fields.map(({ field, span, input }) => h("label", {}, `${words(field)} `, input,
+      h("span", { class: "hint" }, ` ${span.min}–${span.max}`))),
+    h("button", { type: "submit" }, label ?? words(move.type)));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const concrete = { ...move };
+    for (const { field, input } of fields) concrete[field] = Number(input.value);
+    play(concrete, form, move);
+  });
+  return form;
+}
