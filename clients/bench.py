@@ -1,10 +1,19 @@
 """Rules-engine and bot benchmarks, run as a user would: ``python -m clients.bench``.
 
 ``rules``  plays full random games in one process and prints games/s per player count.
-``bots``   seats one greedy bot against random bots, rotating its seat, and prints the win
-           rate per table size and the greedy bot's decision time.
+``bots``   the win-rate matrix: per table size, one seat of a bot against another kind in every
+           other seat, seats rotating (random / greedy / search, the search bot on an iteration
+           budget), with 95 % confidence intervals and decision-time percentiles.
 ``memory`` plays full matches through the referee into Redis (REDIS_URL, or an embedded server)
            and prints the memory a finished match takes there, events included.
+``watchers`` (clients/watchers.py) runs the load generator with and without thousands of idle
+           event streams and long-polls on a ``referee serve`` of its own.
+``digest`` plays thousands of seeded random games per configuration and prints a SHA-256 of
+           what the rules answer: moves, events and results of every game, and in one game of ten
+           also every seat's and the spectator's view and legal moves, refusals of fuzzed moves,
+           sample_state round trips and greedy-bot play; so a refactoring can be shown to change
+           no behaviour: run it on both checkouts
+           (``PYTHONPATH=<checkout> python clients/bench.py digest``) and compare.
 ``api``    plays random moves through the WSGI app in this process (no HTTP server, no other
            load) and prints the CPU a GET /legal-moves and a POST /moves cost, and what the
            referee alone costs for the same calls.  Run it under ``valgrind --tool=callgrind``
@@ -15,6 +24,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
+import dataclasses
+import hashlib
 import io
 import os
 import random
@@ -26,9 +38,11 @@ from collections.abc import Iterator
 
 import orjson
 
+from service.config import Settings
+from service.connections import connect
 from service.games import GAMES
-from service.games.base import concretize
-from workers.bots import BOTS
+from service.games.base import GameError, concretize
+from workers.bots import BOTS, Budget, make_bot
 
 
 def play_random(game, players: int, options: dict, rng: random.Random) -> int:
@@ -57,36 +71,142 @@ def bench_rules(game, seconds: float, seed: int) -> None:
                   f"{games / elapsed:8.1f} games/s  {moves / elapsed:9.0f} moves/s  ({games} games)")
 
 
-def play_bots(game, players: int, options: dict, kinds: list[str], rng: random.Random,
-              timings: dict[str, list[float]]) -> list[int]:
-    state = game.setup(players, game.load_options(players, options), rng)
+def _refusal(game, state: dict, seat: int, move: dict) -> list:
+    """What the rules answer to a move: refused (code, reason, message) or accepted; state untouched."""
+    try:
+        game.apply(copy.deepcopy(state), seat, game.parse_move(move), random.Random(0))
+    except GameError as exc:
+        return [exc.code, exc.reason, exc.message]
+    return ["accepted"]
+
+
+def digest_game(game, players: int, options: dict, seed: int, bots: bool, full: bool) -> tuple[bytes, bytes]:
+    """One seeded game: (digest of every answer the rules give, digest of the refusal reasons alone).
+
+    Refusals are recorded twice: whether a move is refused goes into the first digest, the code,
+    reason and message only into the second, so a renamed reason shows apart from a changed rule.
+    A game that is not ``full`` records only the acting seat's legal moves, the moves and events
+    and the result (cheap, so that thousands of games fit in minutes).
+    """
+    rng = random.Random(seed)
+    h, why = hashlib.sha256(), hashlib.sha256()
+
+    def put(*items) -> None:
+        h.update(orjson.dumps(items, option=orjson.OPT_SORT_KEYS))
+
+    state, opening = game.opening(players, game.load_options(players, options), rng)
+    put(opening)
+    steps = 0
+    while not game.is_over(state):
+        to_act = game.to_act(state)
+        if not full:
+            seat = to_act[0]
+            legal = game.legal_moves(state, seat)
+            move = concretize(rng.choice(legal), rng)
+            put(to_act, legal, move, game.apply(state, seat, move, rng))
+            continue
+        put(to_act, game.view(state, None))
+        legal = {s: game.legal_moves(state, s) for s in range(players)}
+        for s in range(players):
+            view = game.view(state, s)
+            put(s, view, legal[s])
+            if steps % 7 == 0:
+                put(game.view(game.sample_state(view, s, random.Random(steps)), s))
+        seat = to_act[0] if bots else rng.choice(to_act)
+        if bots:
+            move = BOTS[game.name]["greedy"](game.view(state, seat), legal[seat], seat, rng)
+        else:
+            move = concretize(rng.choice(legal[seat]), rng)
+        tries = [(s, move) for s in range(players) if s not in to_act]
+        tries += [(seat, concretize(t, rng)) for s in range(players) if s != seat for t in legal[s][:3]]
+        for s, m in tries:
+            answer = _refusal(game, state, s, m)
+            put(s, m, answer[0] == "accepted")
+            why.update(orjson.dumps(answer))
+        put(move, game.apply(state, seat, game.parse_move(move), rng))
+        steps += 1
+    put(game.final_result(state).as_dict())
+    return h.digest(), why.digest()
+
+
+def bench_digest(game, games: int, seed: int) -> None:
+    for players in range(game.min_players, game.max_players + 1):
+        for options in game.variants:
+            h, why = hashlib.sha256(), hashlib.sha256()
+            start = time.perf_counter()
+            for i in range(games):
+                answers, reasons = digest_game(game, players, dict(options), seed + i,
+                                               bots=i % 40 == 39, full=i % 20 in (0, 19))
+                h.update(answers)
+                why.update(reasons)
+            print(f"{game.name:16} players={players} options={orjson.dumps(options).decode():22} "
+                  f"answers {h.hexdigest()[:16]}  reasons {why.hexdigest()[:16]}  "
+                  f"({games} games, {time.perf_counter() - start:.0f} s)", flush=True)
+
+
+def play_bots(game, players: int, kinds: list[str], seed: int, iterations: int) -> tuple[list[int], dict[str, list]]:
+    """One match in-process between bot kinds (``kinds[seat]``); its winners and each kind's decision times.
+
+    The search bot gets an iteration budget, so a match is a function of its seed.
+    """
+    rng = random.Random(seed)
+    bots = {k: make_bot(game.name, k, Budget(iterations=iterations) if k == "search" else None) for k in set(kinds)}
+    timings: dict[str, list[float]] = {k: [] for k in bots}
+    state = game.setup(players, game.load_options(players, {}), rng)
     while not game.is_over(state):
         seat = game.to_act(state)[0]
         view, moves = game.view(state, seat), game.legal_moves(state, seat)
         start = time.perf_counter()
-        move = BOTS[game.name][kinds[seat]](view, moves, seat, rng)
+        move = bots[kinds[seat]](view, moves, seat, rng)
         timings[kinds[seat]].append(time.perf_counter() - start)
         game.apply(state, seat, move, rng)
-    return game.final_result(state).winners
+    return game.final_result(state).winners, timings
 
 
-def bench_bots(game, matches: int, bot: str, against: str, seed: int, options: dict) -> None:
-    for players in range(game.min_players, game.max_players + 1):
-        rng = random.Random(seed)
-        timings: dict[str, list[float]] = {bot: [], against: []}
-        wins = shared = 0
-        start = time.perf_counter()
-        for m in range(matches):
-            seat = m % players
-            kinds = [bot if s == seat else against for s in range(players)]
-            winners = play_bots(game, players, options, kinds, rng, timings)
-            wins += seat in winners
-            shared += seat in winners and len(winners) > 1
-        t = sorted(timings[bot])
-        print(f"{game.name:16} players={players}: {bot} won {wins}/{matches} = {wins / matches:6.1%} "
-              f"(shared {shared}); fair share {1 / players:.0%}; decision mean "
-              f"{statistics.fmean(t) * 1e3:.2f} ms, p99 {t[int(len(t) * 0.99)] * 1e3:.2f} ms, "
-              f"max {t[-1] * 1e3:.2f} ms; {time.perf_counter() - start:.1f} s")
+def _cell_match(job: tuple) -> tuple[float, list[float]]:
+    """Match ``m`` of a cell: the tested bot at seat m % players, the others of one kind; its win share."""
+    name, players, bot, against, m, seed, iterations = job
+    seat = m % players
+    kinds = [bot if s == seat else against for s in range(players)]
+    winners, timings = play_bots(GAMES[name], players, kinds, seed + m, iterations)
+    return (1 / len(winners) if seat in winners else 0.0), timings[bot]
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a win rate (a shared win counts as its share)."""
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
+
+
+def bench_bots(game, pairs: list[tuple[str, str]], matches: int, larger: int, seed: int, iterations: int,
+               jobs: int, sizes: list[int] | None) -> None:
+    """The win-rate matrix: for each table size and each pair, one seat of the first kind against the
+    second kind in every other seat, the seat rotating; the rate with its 95 % interval and the first
+    kind's decision time p50/p99."""
+    import multiprocessing as mp
+
+    with mp.get_context("fork").Pool(jobs) as pool:
+        for players in sizes or range(game.min_players, game.max_players + 1):
+            if not game.min_players <= players <= game.max_players:
+                continue
+            count = matches if players == game.min_players else larger
+            for bot, against in pairs if count else ():
+                start = time.perf_counter()
+                out = pool.map(_cell_match, [(game.name, players, bot, against, m, seed, iterations)
+                                             for m in range(count)], chunksize=1)
+                wins = sum(w for w, _ in out)
+                lo, hi = wilson(wins, count)
+                t = sorted(x for _, ts in out for x in ts)
+                print(f"{game.name:16} players={players} {bot:>6} vs {against:<6}: {wins / count:6.1%} "
+                      f"[{lo:6.1%}, {hi:6.1%}] of {count} (fair {1 / players:4.0%}); decision p50 "
+                      f"{percentile(t, 0.5) * 1e3:7.2f} ms, p99 {percentile(t, 0.99) * 1e3:7.2f} ms; "
+                      f"{time.perf_counter() - start:.0f} s", flush=True)
 
 
 @contextlib.contextmanager
@@ -101,19 +221,17 @@ def redis_url() -> Iterator[str]:
     try:
         yield embedded.start()
     finally:
-        embedded.stop()
+        embedded.close()
 
 
 def bench_memory(game, matches: int, seed: int) -> None:
-    import redis
-
-    from service.config import Settings
     from service.referee import Referee
     from service.store import events_key, match_key
 
     with redis_url() as url:
-        client = redis.Redis.from_url(url)
-        ref = Referee(client, Settings.from_env())
+        settings = dataclasses.replace(Settings.from_env(), redis_url=url)
+        client, queue = connect(settings)
+        ref = Referee(client, settings, queue)
         for players in range(game.min_players, game.max_players + 1):
             sizes, events = [], []
             rng = random.Random(seed)
@@ -149,13 +267,10 @@ def _environ(method: str, path: str, token: str, body: dict | None = None) -> di
 
 
 def bench_api(game, moves: int, seed: int) -> None:
-    import redis
-
     from service.app import create_app
-    from service.config import Settings
 
     with redis_url() as url:
-        app = create_app(Settings.from_env(), client=redis.Redis.from_url(url))
+        app = create_app(dataclasses.replace(Settings.from_env(), redis_url=url))
         ref = app.extensions["referee"]
         players = game.min_players
 
@@ -200,16 +315,29 @@ def bench_api(game, moves: int, seed: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    if argv and argv[0] == "watchers":  # against a server of its own: see clients/watchers.py
+        from clients import watchers
+
+        watchers.main(argv[1:])
+        return
     parser = argparse.ArgumentParser(prog="referee bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["rules", "bots", "memory", "api"])
+    parser.add_argument("what", choices=["rules", "bots", "memory", "api", "digest", "watchers"],
+                        help="watchers: see `referee bench watchers --help`")
     parser.add_argument("--game", action="append", choices=sorted(GAMES),
                         help="game to measure (repeatable; default all)")
     parser.add_argument("--seconds", type=float, default=3.0, help="rules: seconds per configuration")
-    parser.add_argument("--matches", type=int, default=200, help="bots: matches per table size")
+    parser.add_argument("--matches", type=int, default=200, help="bots: matches per cell at the smallest table")
     parser.add_argument("--moves", type=int, default=2000, help="api: moves to time")
-    parser.add_argument("--bot", default="greedy")
-    parser.add_argument("--against", default="random")
+    parser.add_argument("--pair", action="append", dest="pairs", metavar="BOT:AGAINST",
+                        help="bots: a cell of the matrix (repeatable; default greedy:random, search:random, "
+                             "search:greedy)")
+    parser.add_argument("--larger", type=int, default=50, help="bots: matches per cell above the smallest table")
+    parser.add_argument("--players", type=int, action="append", help="bots: table sizes (default all)")
+    parser.add_argument("--iterations", type=int, default=100, help="bots: the search bot's iterations per decision")
+    parser.add_argument("--jobs", type=int, default=2, help="bots: processes playing matches")
+    parser.add_argument("--games", type=int, default=1000, help="digest: games per configuration "
+                        "(one in ten records every seat's view and fuzzed refusals)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     for name in args.game or sorted(GAMES):
@@ -219,8 +347,12 @@ def main(argv: list[str] | None = None) -> None:
             bench_memory(GAMES[name], min(args.matches, 50), args.seed)
         elif args.what == "api":
             bench_api(GAMES[name], args.moves, args.seed)
+        elif args.what == "digest":
+            bench_digest(GAMES[name], args.games, args.seed)
         else:
-            bench_bots(GAMES[name], args.matches, args.bot, args.against, args.seed, {})
+            pairs = [tuple(p.split(":")) for p in args.pairs or ("greedy:random", "search:random", "search:greedy")]
+            bench_bots(GAMES[name], pairs, args.matches, args.larger, args.seed, args.iterations, args.jobs,
+                       args.players)
 
 
 if __name__ == "__main__":

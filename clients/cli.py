@@ -1,10 +1,13 @@
 """The ``referee`` command: run the service, play from a shell, pit bots against each other.
 
-    referee serve [--host H] [--port P] [--workers N]    API + N workers (+ embedded Redis without REDIS_URL)
-    referee worker [--workers N]                         workers only, against REDIS_URL
+    referee serve [--host H] [--port P] [--workers N] [--search-workers S]   API + workers (+ embedded Redis)
+    referee worker [--workers N] [--search-workers S]    workers only, against REDIS_URL
     referee create GAME --players N --seat name:ann --seat bot:greedy
-    referee join | show | legal | move | watch | result | abort ...
-    referee arena ...     referee loadtest ...     referee bench ...     referee openapi
+    referee join | show | legal | move | watch | result | abort | away | back | rematch ...
+    referee export MATCH [--output FILE]                 the record of a finished match
+    referee replay FILE [--json]                         replay a record; exit 1 if the result differs
+    referee arena ...     referee ladder [--game G]     referee loadtest ...     referee bench ...
+    referee openapi
 """
 
 from __future__ import annotations
@@ -13,14 +16,17 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from typing import Any
 
 from clients.client import Referee, RefereeError
+from service.config import Settings
 
 DEFAULT_URL = "http://127.0.0.1:8000"
+SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
 
 
 def _print(value: Any) -> None:
@@ -49,27 +55,99 @@ def _seat_spec(text: str) -> dict:
 
 
 # -- server side ------------------------------------------------------------------------------------
-def cmd_serve(args) -> int:
-    from service.embedded import EmbeddedRedis
-    from workers.run import die_with_parent, replace_dead, start_workers, stop_processes
+def _connections_problem() -> str | None:
+    """Why the configured store or queue cannot be used (said once here, not by every child), or None."""
+    import redis
 
+    from service.connections import connect
+
+    try:
+        for client in connect(Settings.from_env()):
+            client.ping()
+    except (RuntimeError, redis.RedisError) as exc:
+        return f"referee: {exc}"
+    return None
+
+
+class PortTaken(Exception):
+    pass
+
+
+def claim_port(host: str, port: int) -> socket.socket:
+    """Refuse a port another server listens on, and keep other ``referee serve``s off it while we run.
+
+    granian binds with SO_REUSEPORT, so a second server on a taken port would start and the kernel
+    would split connections between two stores; a plain bind fails instead (SO_REUSEADDR only lets
+    us past the TIME_WAITs a previous run left).  Two ``referee serve`` starting at once could both
+    pass that check before either granian binds: the abstract socket named after the port, ours for
+    our whole life, makes the second one refuse.  (It lives in this network namespace, as the port.)
+    """
+    holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        holder.bind(f"\0referee-serve-port-{port}")
+    except OSError:
+        holder.close()
+        raise PortTaken(f"port {port} is taken by another `referee serve`") from None
+    try:
+        for family, kind, proto, _, addr in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                               flags=socket.AI_PASSIVE):
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(addr)
+    except OSError as exc:
+        holder.close()
+        raise PortTaken(f"{host}:{port} is not free ({exc.strerror or exc})") from None
+    return holder
+
+
+def cmd_serve(args) -> int:
+    from service.embedded import EmbeddedRedis, die_with_parent
+    from workers.run import replace_dead, start_workers, stop_processes
+
+    try:
+        holder = claim_port(args.host, args.port)
+    except PortTaken as exc:
+        print(f"referee serve: {exc}; choose another --port", file=sys.stderr)
+        return 1
     embedded = None
     url = os.environ.get("REDIS_URL")
     if not url:
+        if Settings.from_env().queue_apart:
+            print("REFEREE_REDIS_CLUSTER and REFEREE_QUEUE_URL need REDIS_URL (the embedded server is one "
+                  "server for both)", file=sys.stderr)
+            holder.close()
+            return 2
         embedded = EmbeddedRedis(args.data, port=args.redis_port)
-        url = embedded.start()
-    env = dict(os.environ, REDIS_URL=url)
+        try:
+            url = embedded.start()
+        except RuntimeError as exc:
+            embedded.close()
+            holder.close()
+            print(f"referee serve: {exc}", file=sys.stderr)
+            return 1
+    env = dict(os.environ, REDIS_URL=url, REFEREE_FRONT_THREADS=str(args.threads))
     os.environ["REDIS_URL"] = url
-    # granian: its HTTP layer is Rust, so a request costs the API process less CPU than under gunicorn
+    if problem := _connections_problem():
+        print(problem, file=sys.stderr)
+        if embedded:
+            embedded.close()
+        holder.close()
+        return 2
+    files = raise_open_files()
+    # granian (its HTTP layer is Rust) runs the ASGI front: waiting requests on an event loop, the rest
+    # through Flask; each idle stream is a socket, so every process may hold about as many as it has files
     api = subprocess.Popen(
-        [sys.executable, "-m", "granian", "--interface", "wsgi", "--factory", "service.app:create_app",
+        [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "service.asgi:create_app",
          "--host", args.host, "--port", str(args.port), "--workers", str(args.processes),
-         "--blocking-threads", str(args.threads), "--workers-kill-timeout", "5", "--log-level", "error"],
+         "--backlog", "4096", "--backpressure", str(files), "--workers-kill-timeout", "5",
+         "--log-level", "error"],
         env=env, preexec_fn=die_with_parent)
-    workers = start_workers(url, args.workers)
+    workers = start_workers(args.workers, args.search_workers)
     where = f"embedded server in {os.path.abspath(args.data)}" if embedded else url
+    if queue_url := os.environ.get("REFEREE_QUEUE_URL"):
+        where += f", queue: {queue_url}"
     print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} API processes, "
-          f"{args.workers} workers). Ctrl-C stops everything.", flush=True)
+          f"{args.workers} workers, {args.search_workers} search workers). Ctrl-C stops everything.", flush=True)
     stop: list[int] = []
     signal.signal(signal.SIGINT, lambda s, f: stop.append(s))
     signal.signal(signal.SIGTERM, lambda s, f: stop.append(s))
@@ -80,7 +158,9 @@ def cmd_serve(args) -> int:
                 print("the API server exited", file=sys.stderr)
                 code = 1
                 break
-            replace_dead(workers, url, args.workers)
+            if embedded and not embedded.alive():
+                restart_embedded(embedded)
+            replace_dead(workers, args.workers, args.search_workers)
             time.sleep(0.3)
     finally:
         if api.poll() is None:
@@ -91,18 +171,43 @@ def cmd_serve(args) -> int:
         except subprocess.TimeoutExpired:
             api.kill()
         if embedded:
-            embedded.stop()
+            embedded.close()
+        holder.close()
     return code
+
+
+def restart_embedded(embedded) -> None:
+    """The embedded server died: start it again on its folder, port, password and append-only file.
+    Meanwhile the API answers 503 ``redis_unavailable``; its clients reconnect by themselves."""
+    print("the embedded Redis server is down; restarting it", file=sys.stderr, flush=True)
+    try:
+        embedded.start()
+    except RuntimeError as exc:  # tried again on the next round
+        print(f"referee serve: {exc}", file=sys.stderr, flush=True)
+
+
+def raise_open_files() -> int:
+    """Raise this process's open-files limit (inherited by the API processes) to the hard limit."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > 1 << 20:
+        hard = 1 << 20
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
 
 
 def cmd_worker(args) -> int:
     from workers.run import run_workers
 
-    url = os.environ.get("REDIS_URL")
-    if not url:
+    if not os.environ.get("REDIS_URL"):
         print("referee worker needs REDIS_URL (the Redis the API uses)", file=sys.stderr)
         return 2
-    run_workers(url, args.workers)
+    if problem := _connections_problem():
+        print(problem, file=sys.stderr)
+        return 2
+    run_workers(args.workers, args.search_workers)
     return 0
 
 
@@ -128,12 +233,78 @@ def cmd_create(args, ref: Referee) -> Any:
     players = args.players or (len(seats) if seats else None)
     if players is None:
         raise SystemExit("give --players or one --seat per player")
-    return ref.create_match(args.game, players, seats, options or None, _value(args.seed) if args.seed else None)
+    return ref.create_match(args.game, players, seats, options or None, _value(args.seed) if args.seed else None,
+                            args.clock)
+
+
+def cmd_export(args, ref: Referee) -> None:
+    record = ref.record(args.match, _token(args))
+    text = json.dumps(record, indent=2)
+    if args.output == "-":
+        print(text)
+    else:
+        with open(args.output, "w") as fh:
+            fh.write(text + "\n")
+        print(f"{args.output}: {record['game']}, {len(record['moves'])} moves")
+
+
+def cmd_replay(args) -> int:
+    """Replay a record through the game modules; 0 when the result is the recorded one, else 1."""
+    from service.record import ReplayError, replay
+
+    with open(args.file) as fh:
+        record = json.load(fh)
+
+    def step(i: int, move: dict, events: list[dict]) -> None:
+        if args.json:
+            print(json.dumps({"step": i, **move, "events": [e["type"] for e in events]}))
+        else:
+            body = " ".join(f"{k}={v}" for k, v in move["move"].items() if k != "type")
+            print(f"{i:4d} v{move['version']:<4d} seat {move['seat']}: {move['move']['type']} {body}".rstrip())
+
+    try:
+        result = replay(record, step)
+    except ReplayError as exc:
+        print(f"replay failed: {exc}", file=sys.stderr)
+        return 1
+    same = {k: result.get(k) for k in record["result"]} == record["result"]
+    summary = {"same_result": same, "result": result, "recorded": record["result"]}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"result: scores {result['scores']}, winners {result['winners']} "
+              f"({'same as recorded' if same else 'DIFFERS from the recorded ' + json.dumps(record['result'])})")
+    return 0 if same else 1
 
 
 def cmd_watch(args, ref: Referee) -> None:
-    for event in ref.stream(args.match, _token(args), args.after, args.wait):
-        print(json.dumps(event), flush=True)
+    """Print events as they come; exit 0 once the match is over, 1 if the stream stops before."""
+    stream = ref.stream(args.match, _token(args), args.after, args.wait)
+    try:
+        for event in stream:
+            print(json.dumps(event), flush=True)
+    except ConnectionError as exc:
+        raise SystemExit(f"referee watch: {exc}") from None
+    if stream.end is None:
+        raise SystemExit(f"referee watch: stopped after {args.wait} s; the match is not over "
+                         f"(resume with --after {stream.last_id})")
+    print(f"the match is {stream.end['status']}", file=sys.stderr)
+
+
+def cmd_ladder(args, ref: Referee) -> Any:
+    """Each game's ratings as a table (best first), or the JSON of GET /ladder with --json."""
+    games = ref.ladder(args.game)
+    if args.json:
+        return games
+    lines = []
+    for g in games:
+        lines.append(f"{g['game']}\n{'entrant':32} {'rating':>7} {'mu':>6} {'sigma':>6} {'matches':>7} {'wins':>5} "
+                     f"{'forfeits':>8}")
+        for e in g["entrants"]:
+            lines.append(f"{e['name'][:32]:32} {e['ordinal']:>7.2f} {e['mu']:>6.2f} {e['sigma']:>6.2f} "
+                         f"{e['matches']:>7} {e['wins']:>5} {e['forfeits']:>8}")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n(rating = mu - 3 sigma; OpenSkill Plackett-Luce)"
 
 
 PLAY = {
@@ -146,6 +317,11 @@ PLAY = {
     "watch": cmd_watch,
     "result": lambda a, r: r.result(a.match, _token(a)),
     "abort": lambda a, r: r.abort(a.match, _token(a)),
+    "away": lambda a, r: r.away(a.match, _token(a), a.bot),
+    "back": lambda a, r: r.back(a.match, _token(a)),
+    "rematch": lambda a, r: r.rematch(a.match, _token(a)),
+    "export": cmd_export,
+    "ladder": cmd_ladder,
 }
 
 
@@ -158,14 +334,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1")
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--workers", type=int, default=2, help="RQ worker processes (bots, scoring)")
+    s.add_argument("--search-workers", type=int, default=1, help=SEARCH_WORKERS_HELP)
     s.add_argument("--processes", type=int, default=2, help="API processes")
-    s.add_argument("--threads", type=int, default=16,
-                   help="Python threads per API process; each long-poll or event stream holds one "
-                        "(fewer threads: lower tail latency under load)")
+    s.add_argument("--threads", type=int, default=8,
+                   help="threads per API process that run Flask (0: in the event loop); waiting requests hold none")
     s.add_argument("--data", default=".referee-data", help="folder of the embedded server's data")
     s.add_argument("--redis-port", type=int, default=None, help="port of the embedded server (default: free)")
     w = sub.add_parser("worker", help="run RQ workers and the sweeper against REDIS_URL")
     w.add_argument("--workers", type=int, default=2)
+    w.add_argument("--search-workers", type=int, default=1, help=SEARCH_WORKERS_HELP)
     o = sub.add_parser("openapi", help="print the OpenAPI document generated from the code")
     o.add_argument("--output", default="-")
 
@@ -184,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--seat", action="append", type=_seat_spec, help="name:NAME | bot:KIND | open (one per seat)")
     c.add_argument("--option", action="append", help="KEY=VALUE (JSON value)")
     c.add_argument("--seed")
+    c.add_argument("--clock", type=json.loads, help='JSON, e.g. \'{"move_seconds": 30, "on_timeout": "bot"}\'')
     j = play("join", "take an open seat", token=False)
     j.add_argument("--name", required=True)
     j.add_argument("--seat", type=int)
@@ -199,9 +377,21 @@ def build_parser() -> argparse.ArgumentParser:
         e = play(name, "events your seat may see" if name == "events" else "follow events as they happen")
         e.add_argument("--after", type=int, default=0)
         if name == "watch":
-            e.add_argument("--wait", type=float, default=3600)
+            e.add_argument("--wait", type=float, default=None, help="stop after this long (default: the end)")
     play("result", "final scores")
     play("abort", "abort (host token)")
+    play("away", "hand your seat to a bot").add_argument("--bot", help="bot kind (default random)")
+    play("back", "take your seat back from the bot")
+    play("rematch", "play again (same game, options, clock and people; seats rotated)")
+    ex = play("export", "save the record of a finished match")
+    ex.add_argument("--output", default="-", help="file (default: stdout)")
+    rp = sub.add_parser("replay", help="replay a record through the game modules; exit 1 if the result differs")
+    rp.add_argument("file")
+    rp.add_argument("--json", action="store_true", help="one JSON line per step and a JSON summary")
+    rp.set_defaults(func=cmd_replay)
+    la = play("ladder", "per-game ratings from rated (arena) matches", match=False, token=False)
+    la.add_argument("--game")
+    la.add_argument("--json", action="store_true")
 
     from clients import arena, bench, loadtest
 

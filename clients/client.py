@@ -12,20 +12,38 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import requests
 
+RETRY_S = 1.0  # pause before resuming a dropped wait (the server's retry: hint replaces it for streams)
+
 
 class RefereeError(Exception):
     """An error answer (problem+json); ``code`` is the stable code, ``problem`` the whole body."""
 
-    def __init__(self, status: int, problem: dict) -> None:
+    def __init__(self, status: int, problem: dict, retry_after: float | None = None) -> None:
         super().__init__(f"{status} {problem.get('code')}: {problem.get('detail')}")
         self.status = status
         self.code = problem.get("code")
         self.problem = problem
+        self.retry_after = retry_after  # seconds, from a 429's or 503's Retry-After
+
+    @property
+    def transient(self) -> bool:
+        """Worth trying again after ``retry_after``: Redis briefly away (503), too many streams (429)."""
+        return self.status in (429, 503)
+
+    @classmethod
+    def of(cls, resp: requests.Response) -> RefereeError:
+        try:
+            problem = resp.json()
+        except ValueError:
+            problem = {"code": "http_error", "detail": resp.text[:200]}
+        retry = resp.headers.get("Retry-After", "")
+        return cls(resp.status_code, problem, float(retry) if retry.isdigit() else None)
 
 
 class Referee:
@@ -42,11 +60,7 @@ class Referee:
         timeout = kwargs.pop("timeout", self.timeout)
         resp = self.http.request(method, self.url + path, headers=headers, timeout=timeout, **kwargs)
         if resp.status_code >= 400:
-            try:
-                problem = resp.json()
-            except ValueError:
-                problem = {"code": "http_error", "detail": resp.text[:200]}
-            raise RefereeError(resp.status_code, problem)
+            raise RefereeError.of(resp)
         if resp.headers.get("Content-Type", "").startswith("application/json"):
             return resp.json()
         return resp.text
@@ -59,9 +73,9 @@ class Referee:
         return self.request("GET", f"/games/{name}")
 
     def create_match(self, game: str, players: int, seats: list[dict] | None = None,
-                     options: dict | None = None, seed: int | str | None = None) -> dict:
+                     options: dict | None = None, seed: int | str | None = None, clock: dict | None = None) -> dict:
         body: dict[str, Any] = {"game": game, "players": players}
-        for key, value in (("seats", seats), ("options", options), ("seed", seed)):
+        for key, value in (("seats", seats), ("options", options), ("seed", seed), ("clock", clock)):
             if value is not None:
                 body[key] = value
         return self.request("POST", "/matches", json=body)
@@ -73,10 +87,21 @@ class Referee:
         return self.request("POST", f"/matches/{match_id}/join", json=body)
 
     def match(self, match_id: str, token: str | None = None, since: int | None = None, wait: float = 0) -> dict:
+        """The match as the token's seat sees it; with ``since``, held until the version passes it or
+        ``wait`` seconds pass (a dropped connection is retried until then)."""
         params: dict[str, Any] = {}
-        if since is not None:
-            params.update(since=since, wait=wait)
-        return self.request("GET", f"/matches/{match_id}", token, params=params, timeout=self.timeout + wait)
+        if since is None:
+            return self.request("GET", f"/matches/{match_id}", token)
+        params.update(since=since, wait=wait)
+        deadline = time.monotonic() + wait + self.timeout
+        while True:
+            try:
+                return self.request("GET", f"/matches/{match_id}", token, params=params, timeout=self.timeout + wait)
+            except (requests.ConnectionError, requests.Timeout, RefereeError) as exc:
+                if isinstance(exc, RefereeError) and not exc.transient or time.monotonic() > deadline:
+                    raise
+                pause = getattr(exc, "retry_after", None) or RETRY_S
+            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
 
     def legal_moves(self, match_id: str, token: str) -> dict:
         return self.request("GET", f"/matches/{match_id}/legal-moves", token)
@@ -92,18 +117,18 @@ class Referee:
     def events(self, match_id: str, token: str | None = None, after: int = 0) -> dict:
         return self.request("GET", f"/matches/{match_id}/events", token, params={"after": after})
 
-    def stream(self, match_id: str, token: str | None = None, after: int = 0, wait: float = 300) -> Iterator[dict]:
-        """Follow the match's events as Server-Sent Events until it ends or ``wait`` passes."""
-        headers = {"Accept": "text/event-stream"}
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        with self.http.get(f"{self.url}/matches/{match_id}/events", params={"after": after, "wait": wait},
-                           headers=headers, stream=True, timeout=wait + self.timeout) as resp:
-            if resp.status_code >= 400:
-                raise RefereeError(resp.status_code, resp.json())
-            for line in resp.iter_lines(decode_unicode=True):
-                if line and line.startswith("data: "):
-                    yield json.loads(line[6:])
+    def stream_ticket(self, match_id: str, token: str) -> dict:
+        return self.request("POST", f"/matches/{match_id}/stream-ticket", token)
+
+    def stream(self, match_id: str, token: str | None = None, after: int = 0, wait: float | None = None,
+               ticket: str | None = None) -> EventStream:
+        """Follow the match's events as Server-Sent Events until it ends (or ``wait`` seconds pass).
+
+        Iterate it for the events; a dropped connection, or a stream the server ends early, is
+        resumed from the last event id, so no event is lost or repeated.  ``.end`` is the server's
+        last word once the match is over (None if the stream stopped first).
+        """
+        return EventStream(self, match_id, token, after, wait, ticket)
 
     def result(self, match_id: str, token: str | None = None) -> dict:
         return self.request("GET", f"/matches/{match_id}/result", token)
@@ -113,6 +138,22 @@ class Referee:
 
     def photo(self, match_id: str, seat: int, token: str | None = None) -> str:
         return self.request("GET", f"/matches/{match_id}/photos/{seat}", token)
+
+    def away(self, match_id: str, token: str, bot: str | None = None) -> dict:
+        return self.request("POST", f"/matches/{match_id}/away", token, json={"bot": bot} if bot else {})
+
+    def back(self, match_id: str, token: str) -> dict:
+        return self.request("POST", f"/matches/{match_id}/back", token)
+
+    def record(self, match_id: str, token: str | None = None) -> dict:
+        return self.request("GET", f"/matches/{match_id}/record", token)
+
+    def rematch(self, match_id: str, token: str) -> dict:
+        return self.request("POST", f"/matches/{match_id}/rematch", token)
+
+    def ladder(self, game: str | None = None) -> list[dict]:
+        """Per-game ratings, best first: ``[{game, entrants: [{name, mu, sigma, ordinal, matches, ...}]}]``."""
+        return self.request("GET", "/ladder", params={"game": game} if game else None)["games"]
 
     def seat(self, match_id: str, token: str) -> SeatClient:
         return SeatClient(self, match_id, token)
@@ -142,3 +183,71 @@ class SeatClient:
 
     def events(self, after: int = 0) -> dict:
         return self.ref.events(self.match_id, self.token, after)
+
+
+class EventStream:
+    """A seat's (or a spectator's) event stream that resumes itself; see :meth:`Referee.stream`."""
+
+    def __init__(self, ref: Referee, match_id: str, token: str | None, after: int, wait: float | None,
+                 ticket: str | None) -> None:
+        self.ref, self.match_id, self.token, self.ticket = ref, match_id, token, ticket
+        self.last_id = after
+        self.deadline = None if wait is None else time.monotonic() + wait
+        self.end: dict | None = None
+        self.retry = RETRY_S
+        self.reconnects = 0
+
+    def __iter__(self) -> Iterator[dict]:
+        failing_since = None
+        while self.end is None and (self.deadline is None or time.monotonic() < self.deadline):
+            try:
+                for event in self._connect():
+                    failing_since = None
+                    yield event
+            except (requests.ConnectionError, requests.Timeout, RefereeError) as exc:
+                if isinstance(exc, RefereeError) and not exc.transient:
+                    raise
+                now = time.monotonic()
+                failing_since = failing_since or now
+                if now - failing_since > self.ref.timeout:
+                    raise ConnectionError(f"the event stream of {self.match_id} stayed unreachable: {exc}") from exc
+                pause = getattr(exc, "retry_after", None)
+            else:
+                pause = None
+            if self.end is None:
+                self.reconnects += 1
+                time.sleep(pause or self.retry)
+
+    def _connect(self) -> Iterator[dict]:
+        headers = {"Accept": "text/event-stream", "Last-Event-ID": str(self.last_id)}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        params: dict[str, Any] = {"ticket": self.ticket} if self.ticket else {}
+        if self.deadline is not None:
+            params["wait"] = max(0.0, self.deadline - time.monotonic())
+        # a heartbeat comes every 15 s by default: a silence much longer than that is a dead connection
+        with self.ref.http.get(f"{self.ref.url}/matches/{self.match_id}/events", params=params, headers=headers,
+                               stream=True, timeout=(self.ref.timeout, max(self.ref.timeout, 60))) as resp:
+            if resp.status_code >= 400:
+                raise RefereeError.of(resp)
+            fields: dict[str, str] = {}
+            buf = b""
+            for chunk in resp.iter_content(chunk_size=None):
+                buf += chunk
+                *lines, buf = buf.split(b"\n")
+                for raw in lines:
+                    line = raw.rstrip(b"\r").decode()
+                    if line:
+                        name, _, value = line.partition(":")
+                        fields[name] = value[1:] if value.startswith(" ") else value
+                        continue
+                    event, fields = fields, {}
+                    if "retry" in event and event["retry"].isdigit():
+                        self.retry = int(event["retry"]) / 1000
+                    if "data" not in event:
+                        continue  # a comment (heartbeat) or the retry hint
+                    if event.get("event") == "end":
+                        self.end = json.loads(event["data"])
+                        return
+                    self.last_id = int(event["id"])
+                    yield json.loads(event["data"])

@@ -5,7 +5,13 @@ Every match has all-human seats played here by random movers: each move is a
 listed the mover's next legal moves (a compound turn).  A finished match is replaced by a new one, so
 N matches stay in play.  ``--idle`` first creates that many extra live matches that just sit
 there, to show a move's cost does not grow with the number of live matches.  Traffic goes
-only to the given URL (loopback by default) and stops after ``--duration`` seconds.
+only to the given URLs (loopback by default) and stops after ``--duration`` seconds; with
+several ``--url`` (API hosts against one store), match i is played through URL i mod n.
+
+``--clock JSON`` gives every played match a turn clock (the cost of a move with a clock);
+``--timeouts N`` also creates N clocked matches whose seats never move (``--timeout-seconds``,
+on_timeout "default"), so their timeouts fire all through the run, and prints how late they
+fired (the timeout event's ``at`` minus its ``deadline``); they are aborted at the end.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import random
 import socket
 import statistics
@@ -95,9 +102,14 @@ class Conn:
         raise ValueError("a response without Content-Length (the referee always sends one)")
 
 
-def new_match(conn: Conn, game: str, players: int, seed: int) -> tuple[str, dict[int, str], list[int]]:
-    status, created = conn.call("POST", "/matches", {"game": game, "players": players, "seed": seed,
-                                                     "seats": [{"name": f"p{i}"} for i in range(players)]})
+def create(conn: Conn, game: str, players: int, seed: int, clock: dict | None) -> tuple[int, dict]:
+    body = {"game": game, "players": players, "seed": seed, "seats": [{"name": f"p{i}"} for i in range(players)]}
+    return conn.call("POST", "/matches", {**body, "clock": clock} if clock else body)
+
+
+def new_match(conn: Conn, game: str, players: int, seed: int,
+              clock: dict | None = None) -> tuple[str, dict[int, str], list[int]]:
+    status, created = create(conn, game, players, seed, clock)
     if status != 201:
         raise RuntimeError(f"create failed: {status} {created}")
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
@@ -105,17 +117,17 @@ def new_match(conn: Conn, game: str, players: int, seed: int) -> tuple[str, dict
     return created["id"], tokens, snap["to_act"]
 
 
-def mover(url: str, game: str, players: int, deadline: float, seed: int, out: list) -> None:
+def mover(url: str, game: str, players: int, deadline: float, seed: int, out: list, clock: dict | None = None) -> None:
     conn = Conn(url)
     rng = random.Random(seed)
     lat: list[float] = []
     errors = finished = 0
-    mid, tokens, to_act = new_match(conn, game, players, seed)
+    mid, tokens, to_act = new_match(conn, game, players, seed, clock)
     follow_up: dict | None = None  # the mover's next legal moves, from a move's answer
     while time.monotonic() < deadline:
         if not to_act:
             finished += 1
-            mid, tokens, to_act = new_match(conn, game, players, rng.randrange(1 << 30))
+            mid, tokens, to_act = new_match(conn, game, players, rng.randrange(1 << 30), clock)
             continue
         seat = to_act[0]
         if follow_up is not None and follow_up["seat"] == seat:
@@ -145,10 +157,13 @@ def mover(url: str, game: str, players: int, deadline: float, seed: int, out: li
     out.append((lat, errors, finished))
 
 
-def _process(url: str, game: str, players: int, matches: int, duration: float, seed: int, queue) -> None:
+def _process(urls: list[str], first: int, game: str, players: int, matches: int, duration: float, seed: int,
+             queue, clock: dict | None) -> None:
+    """Matches ``first`` to ``first + matches - 1`` of the run, each on its URL."""
     deadline = time.monotonic() + duration
     out: list = []
-    threads = [threading.Thread(target=mover, args=(url, game, players, deadline, seed + i, out))
+    threads = [threading.Thread(target=mover, args=(urls[(first + i) % len(urls)], game, players, deadline,
+                                                    seed + i, out, clock))
                for i in range(matches)]
     for t in threads:
         t.start()
@@ -164,12 +179,30 @@ def create_idle(url: str, game: str, players: int, count: int) -> None:
                                        "seats": [{"name": f"idle{s}"} for s in range(players)]})
 
 
-def run(url: str, game: str, players: int, matches: int, duration: float, procs: int, seed: int) -> dict:
+def timeout_lateness(conn: Conn, idle: list[dict], since: float, until: float) -> list[float]:
+    """Seconds from deadline to firing of the idle matches' timeouts due in [since, until]; aborts them."""
+    late = []
+    for created in idle:
+        _, page = conn.call("GET", f"/matches/{created['id']}/events?after=0&limit=1000")
+        late += [e["data"]["at"] - e["data"]["deadline"] for e in page.get("events", [])
+                 if e["type"] == "timeout" and since <= e["data"]["deadline"] <= until]
+        conn.call("DELETE", f"/matches/{created['id']}", token=created["host_token"])
+    return sorted(late)
+
+
+def run(url: str | list[str], game: str, players: int, matches: int, duration: float, procs: int, seed: int,
+        clock: dict | None = None, timeouts: int = 0, timeout_seconds: float = 1.0) -> dict:
+    urls = [url] if isinstance(url, str) else url
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     shares = [matches // procs + (i < matches % procs) for i in range(procs)]
-    workers = [ctx.Process(target=_process, args=(url, game, players, n, duration, seed + 1000 * i, queue))
+    workers = [ctx.Process(target=_process, args=(urls, sum(shares[:i]), game, players, n, duration,
+                                                  seed + 1000 * i, queue, clock))
                for i, n in enumerate(shares) if n]
+    conn = Conn(urls[0])
+    idle_clock = {"move_seconds": timeout_seconds, "on_timeout": "default"}
+    idle = [create(conn, game, players, seed + i, idle_clock)[1] for i in range(timeouts)]
+    wall = time.time()
     start = time.monotonic()
     for w in workers:
         w.start()
@@ -178,20 +211,26 @@ def run(url: str, game: str, players: int, matches: int, duration: float, procs:
         w.join()
     elapsed = time.monotonic() - start
     lat = sorted(x for r in results for x in r[0])
+    late = timeout_lateness(conn, idle, wall, wall + elapsed) if idle else []
 
-    def pct(p: float) -> float:
-        return lat[min(len(lat) - 1, int(len(lat) * p))] * 1000 if lat else float("nan")
+    def pct(values: list[float], p: float) -> float:
+        return values[min(len(values) - 1, int(len(values) * p))] * 1000 if values else float("nan")
 
-    return {"matches": matches, "moves": len(lat), "seconds": elapsed, "moves_per_s": len(lat) / elapsed,
-            "p50_ms": pct(0.50), "p95_ms": pct(0.95), "p99_ms": pct(0.99),
-            "mean_ms": statistics.fmean(lat) * 1000 if lat else float("nan"),
-            "errors": sum(r[1] for r in results), "finished_matches": sum(r[2] for r in results)}
+    out = {"matches": matches, "moves": len(lat), "seconds": elapsed, "moves_per_s": len(lat) / elapsed,
+           "p50_ms": pct(lat, 0.50), "p95_ms": pct(lat, 0.95), "p99_ms": pct(lat, 0.99),
+           "mean_ms": statistics.fmean(lat) * 1000 if lat else float("nan"),
+           "errors": sum(r[1] for r in results), "finished_matches": sum(r[2] for r in results)}
+    if idle:
+        out.update(timeouts=len(late), timeout_late_p50_ms=pct(late, 0.50), timeout_late_p99_ms=pct(late, 0.99),
+                   timeout_late_max_ms=late[-1] * 1000 if late else float("nan"))
+    return out
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("loadtest", help="drive N concurrent matches; print moves/s and latency percentiles",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--url", action="append", help="an API host (repeat for several; default $REFEREE_URL, "
+                                                   "else http://127.0.0.1:8000)")
     p.add_argument("--game", default="super_blatt")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--matches", type=int, default=32, help="concurrent matches")
@@ -199,19 +238,26 @@ def add_parser(sub) -> None:
     p.add_argument("--procs", type=int, default=2, help="load-generator processes")
     p.add_argument("--idle", type=int, default=0, help="extra live matches created first and left idle")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--clock", type=json.loads, help='a turn clock for each played match, e.g. \'{"move_seconds": 60}\'')
+    p.add_argument("--timeouts", type=int, default=0,
+                   help="extra clocked matches whose seats never move: prints how late their timeouts fire")
+    p.add_argument("--timeout-seconds", type=float, default=1.0, help="their move_seconds")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    host = urlsplit(args.url).hostname
-    if host not in ("127.0.0.1", "localhost", "::1") and not host.startswith("127."):
-        raise SystemExit("loadtest only targets loopback addresses")
+    urls = args.url or [os.environ.get("REFEREE_URL", "http://127.0.0.1:8000")]
+    for url in urls:
+        host = urlsplit(url).hostname
+        if host not in ("127.0.0.1", "localhost", "::1") and not host.startswith("127."):
+            raise SystemExit("loadtest only targets loopback addresses")
     if args.idle:
         t0 = time.monotonic()
-        create_idle(args.url, args.game, args.players, args.idle)
+        create_idle(urls[0], args.game, args.players, args.idle)
         print(f"created {args.idle} idle live matches in {time.monotonic() - t0:.1f} s")
-    r = run(args.url, args.game, args.players, args.matches, args.duration, args.procs, args.seed)
+    r = run(urls, args.game, args.players, args.matches, args.duration, args.procs, args.seed, args.clock,
+            args.timeouts, args.timeout_seconds)
     if args.json:
         print(json.dumps(r))
     else:
@@ -219,4 +265,8 @@ def main(args) -> int:
               f"{r['moves_per_s']:.0f} moves/s; latency p50 {r['p50_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms, "
               f"p99 {r['p99_ms']:.1f} ms (mean {r['mean_ms']:.1f}); {r['finished_matches']} matches finished, "
               f"{r['errors']} errors")
+        if args.timeouts:
+            print(f"{args.timeouts} idle clocked matches: {r['timeouts']} timeouts fired, late by p50 "
+                  f"{r['timeout_late_p50_ms']:.0f} ms, p99 {r['timeout_late_p99_ms']:.0f} ms "
+                  f"(max {r['timeout_late_max_ms']:.0f} ms) after their deadline")
     return 0

@@ -1,0 +1,222 @@
+"""``referee bench watchers``: the load generator's moves/s and p99 with and without thousands of watchers.
+
+It starts its own ``referee serve`` (default settings, embedded Redis in a temporary folder),
+creates a few idle matches, and runs ``referee loadtest`` twice, alternating: alone, then while an
+asyncio client holds ``--streams`` idle event streams and ``--polls`` long-polls on those idle
+matches (a long-poll that ends is sent again at once).  It prints both figures, their ratios, and the
+memory of the API processes per idle stream (their RSS before and after the streams opened).
+Traffic goes only to loopback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import requests
+
+from clients import loadtest
+from service.embedded import free_port
+
+
+async def open_stream(host: str, port: int, path: str, token: str | None = None) -> asyncio.StreamReader:
+    """An event stream on a bare socket, its headers read; the caller reads (or ignores) the events."""
+    reader, writer = await asyncio.open_connection(host, port)
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n{auth}\r\n".encode())
+    status = await reader.readline()
+    if b" 200 " not in status:
+        writer.close()
+        raise ConnectionError(f"stream refused: {status!r}")
+    while (await reader.readline()) not in (b"\r\n", b""):
+        pass
+    reader.writer = writer  # kept for closing
+    return reader
+
+
+async def long_poll(host: str, port: int, path: str, conns: dict) -> int:
+    """One long-poll on a kept-alive connection (reopened when the server closed it); returns the status."""
+    for _ in range(2):
+        if conns.get("r") is None:
+            conns["r"], conns["w"] = await asyncio.open_connection(host, port)
+        try:
+            conns["w"].write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            status = await conns["r"].readline()
+            length = 0
+            while (line := await conns["r"].readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            await conns["r"].readexactly(length)
+            return int(status.split()[1])
+        except (OSError, asyncio.IncompleteReadError, IndexError, ValueError):
+            conns["w"].close()
+            conns["r"] = None
+    return 0
+
+
+class Watchers:
+    """Holds N idle streams and M long-polls on an event loop in a thread of its own."""
+
+    def __init__(self, url: str, matches: list[str], streams: int, polls: int, wait: float) -> None:
+        self.host, self.port = url.split("//")[1].split(":")[0], int(url.rsplit(":", 1)[1])
+        self.matches, self.streams, self.polls, self.wait = matches, streams, polls, wait
+        self.open = 0
+        self.refused = self.dropped = self.polled = self.poll_errors = 0
+        self.ready = threading.Event()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(self._main(),), daemon=True)
+        self.stop: asyncio.Event | None = None
+
+    async def _main(self) -> None:
+        self.stop = asyncio.Event()
+        tasks = [asyncio.ensure_future(self._stream(i)) for i in range(self.streams)]
+        tasks += [asyncio.ensure_future(self._poll(i)) for i in range(self.polls)]
+        await self.stop.wait()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _stream(self, i: int) -> None:
+        await asyncio.sleep(i * 0.0005)  # open them over a few seconds, not in one burst
+        path = f"/matches/{self.matches[i % len(self.matches)]}/events"
+        while True:
+            try:
+                reader = await open_stream(self.host, self.port, path)
+            except (OSError, ConnectionError):
+                self.refused += 1
+                await asyncio.sleep(1)
+                continue
+            self.open += 1
+            if self.open == self.streams:
+                self.ready.set()
+            try:
+                while await reader.read(4096):
+                    pass
+            finally:
+                self.open -= 1
+                reader.writer.close()
+            self.dropped += 1
+
+    async def _poll(self, i: int) -> None:
+        path = f"/matches/{self.matches[i % len(self.matches)]}?since=1000000&wait={self.wait}"
+        conns: dict = {}
+        await asyncio.sleep(i * 0.002)
+        while True:
+            status = await long_poll(self.host, self.port, path, conns)
+            if status == 200:
+                self.polled += 1
+            else:
+                self.poll_errors += 1
+                await asyncio.sleep(1)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.stop.set)
+        self.thread.join(30)
+
+
+def descendants(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    kids = [int(p) for p in out]
+    return kids + [g for k in kids for g in descendants(k)]
+
+
+def api_rss(serve_pid: int) -> int:
+    """Bytes of resident memory of the API processes (granian's and its workers')."""
+    total = 0
+    for pid in descendants(serve_pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                if b"granian" not in fh.read():
+                    continue
+            with open(f"/proc/{pid}/status") as fh:
+                total += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
+        except (OSError, StopIteration):
+            continue
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="referee bench watchers", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--streams", type=int, default=10_000, help="idle event streams held open")
+    p.add_argument("--polls", type=int, default=1_000, help="long-polls held (each sent again when it ends)")
+    p.add_argument("--matches", type=int, default=32, help="concurrent matches of the load generator")
+    p.add_argument("--duration", type=float, default=60.0, help="seconds of load, each run")
+    p.add_argument("--rounds", type=int, default=1, help="alone/with pairs, alternating")
+    p.add_argument("--idle-matches", type=int, default=100, help="matches the watchers watch")
+    args = p.parse_args(argv)
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if args.streams + args.polls + 200 > hard:
+        raise SystemExit(f"the open-files limit ({hard}) is too low for {args.streams + args.polls} connections")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory() as data:
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        serve = subprocess.Popen([sys.executable, "-m", "clients.cli", "serve", "--port", str(port),
+                                  "--data", data], env=env, stdout=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    if requests.get(url + "/readyz", timeout=1).status_code == 200:
+                        break
+                except requests.RequestException:
+                    pass
+                if time.monotonic() > deadline:
+                    raise SystemExit("referee serve did not become ready")
+                time.sleep(0.3)
+            http = requests.Session()
+            idle = [http.post(url + "/matches", json={"game": "super_blatt", "players": 2,
+                                                      "seats": [{"name": "a"}, {"name": "b"}]}).json()["id"]
+                    for _ in range(args.idle_matches)]
+            for r in range(args.rounds):
+                alone = loadtest.run(url, "super_blatt", 2, args.matches, args.duration, 2, 1 + r)
+                rss0 = api_rss(serve.pid)
+                watchers = Watchers(url, idle, args.streams, args.polls, wait=60)
+                t0 = time.monotonic()
+                watchers.start()
+                if not watchers.ready.wait(300):
+                    raise SystemExit(f"only {watchers.open} of {args.streams} streams opened")
+                opened = time.monotonic() - t0
+                time.sleep(2)
+                rss1 = api_rss(serve.pid)
+                crowd = loadtest.run(url, "super_blatt", 2, args.matches, args.duration, 2, 1 + r)
+                held = watchers.open
+                watchers.close()
+                print(f"round {r + 1}: {args.matches} matches, {args.duration:.0f} s each run")
+                print(f"  alone: {alone['moves_per_s']:7.0f} moves/s, p99 {alone['p99_ms']:6.1f} ms "
+                      f"({alone['errors']} errors)")
+                print(f"  with {args.streams} streams + {args.polls} long-polls: {crowd['moves_per_s']:7.0f} moves/s, "
+                      f"p99 {crowd['p99_ms']:6.1f} ms ({crowd['errors']} errors)")
+                print(f"  ratio: {crowd['moves_per_s'] / alone['moves_per_s']:.1%} of the moves/s, "
+                      f"{crowd['p99_ms'] / alone['p99_ms']:.1%} of the p99")
+                print(f"  streams: {args.streams} opened in {opened:.1f} s, {held} still open at the end, "
+                      f"{watchers.dropped} dropped, {watchers.refused} refused; long-polls answered: "
+                      f"{watchers.polled} ({watchers.poll_errors} errors)")
+                if args.streams:
+                    print(f"  API memory: {rss0 / 2**20:.0f} MiB -> {rss1 / 2**20:.0f} MiB, "
+                          f"{(rss1 - rss0) / (args.streams + args.polls) / 1024:.1f} KiB per held request")
+                time.sleep(3)
+        finally:
+            serve.send_signal(2)
+            try:
+                serve.wait(30)
+            except subprocess.TimeoutExpired:
+                serve.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
