@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pytest
 import redis
 import requests
 
-from clients.client import Referee
+from clients.client import Referee, RefereeError
 from service.config import Settings
 from service.embedded import EmbeddedRedis, free_port
 
@@ -33,7 +34,7 @@ def redis_url(tmp_path_factory):
     server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), persist=False)
     url = server.start()
     yield url
-    server.stop()
+    server.close()
 
 
 @pytest.fixture(scope="session")
@@ -62,12 +63,14 @@ class Server:
     def __init__(self, redis_url: str, workers: int = 2, env: dict | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        full_env = dict(os.environ, REDIS_URL=redis_url, REFEREE_JOB_TIMEOUT="5", REFEREE_SWEEP_AFTER="2",
-                        **(env or {}))
+        full_env = {**os.environ, "REDIS_URL": redis_url, "REFEREE_JOB_TIMEOUT": "5", "REFEREE_SWEEP_AFTER": "2",
+                    **(env or {})}
+        # the server's log goes to a file (a pipe nobody reads would fill up and stall the server)
+        self.log = tempfile.NamedTemporaryFile(prefix=f"referee-serve-{self.port}-", suffix=".log", delete=False)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "clients.cli", "serve", "--port", str(self.port), "--workers", str(workers),
-             "--processes", "2", "--threads", "8"],
-            cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             "--processes", "2"],
+            cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -88,6 +91,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self.log.close()
+        if not os.environ.get("REFEREE_KEEP_LOGS"):
+            Path(self.log.name).unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")
@@ -97,9 +103,39 @@ def server(redis_url):
     srv.stop()
 
 
+class RecordingReferee(Referee):
+    """The HTTP client, noting every match it creates so that each finished one is replayed."""
+
+    def __init__(self, url: str, created: list[str]) -> None:
+        super().__init__(url)
+        self.created = created
+
+    def create_match(self, *args, **kwargs) -> dict:
+        out = super().create_match(*args, **kwargs)
+        self.created.append(out["id"])
+        return out
+
+    def rematch(self, match_id: str, token: str) -> dict:
+        out = super().rematch(match_id, token)
+        self.created.append(out["id"])
+        return out
+
+
 @pytest.fixture()
 def ref(server) -> Referee:
-    return Referee(server.url)
+    """The HTTP client; after the test, every match it created that is finished replays, from its
+    record alone, to its recorded result."""
+    from service.record import replay
+
+    client = RecordingReferee(server.url, [])
+    yield client
+    for match_id in dict.fromkeys(client.created):
+        try:
+            record = client.record(match_id)
+        except RefereeError as exc:  # not finished (aborted, left open, still scoring) or expired
+            assert exc.problem["code"] in ("not_over", "unknown_match"), exc.problem
+            continue
+        assert replay(record) == record["result"], match_id
 
 
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):

@@ -174,8 +174,9 @@ def test_server_sent_events_resume_with_last_event_id(ref):
                                                                      "Last-Event-ID": str(got[-3]["seq"])},
                      params={"wait": 5}, stream=True, timeout=30)
     assert r.headers["Content-Type"].startswith("text/event-stream")
-    ids = [int(line[4:]) for line in r.iter_lines(decode_unicode=True) if line.startswith("id: ")]
-    assert ids == [e["seq"] for e in got[-2:]]
+    frames = [f.split("\n") for f in r.text.split("\n\n") if f.startswith("id: ")]
+    assert [int(f[0][4:]) for f in frames if f[1] != "event: end"] == [e["seq"] for e in got[-2:]]
+    assert frames[-1][1] == "event: end", "the last word once the match is over"
 
 
 def test_views_never_show_the_deck_or_unturned_trends_over_http(ref):

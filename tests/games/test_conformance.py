@@ -1,20 +1,46 @@
-"""Every registered game passes the same random-simulation conformance test (OpenSpiel style).
+"""One conformance suite for every game x player count x variant (OpenSpiel's random_sim_test).
 
-design.md, the game contract: for every game, player count and variant, random play reaches the
-end; the state survives a JSON round trip after every move; every legal move parses and applies;
-a seat that is not to act is refused without any change; views are JSON for every seat and the
-spectator; the result names every seat.
+design.md, the game contract.  Seeded random play to the end, where every few moves:
+- hidden information: a per-game hook changes only what one observer cannot see; that
+  observer's view, legal moves and share of the next move's events stay the same;
+- ``view(sample_state(view)) == view`` for every seat, and the sample's legal moves are the seat's;
+- legal moves and ``apply`` agree both ways: every listed move (each end of a range) applies on
+  a copy; fuzzed unlisted moves and moves by seats not to act are refused and change nothing;
+- every bot kind (service.games.BOT_KINDS) chooses a legal move from the seat's view;
+- a move type the phase does not allow is refused with the one reason ``not_now``;
+and after every move the state survives JSON and the game's own invariants hold (a per-game
+hook, which also recomputes the final scores independently).  At the end the match is
+replayed from (seed, options, moves) with the referee's per-version randomness and must give
+every seat's view and the result again.
+
+The hooks live next to each game's rules tests: ``scrambles(state, observer, actor, rng)``
+yields ``(changed_state, redact)`` pairs (``redact`` normalises the observer's events of the next
+move, or returns None when that move reveals by design; ``redact`` None: events not compared),
+``Invariants(state)`` with ``step(state, events)`` and ``end(state, result)``, and optionally
+``fuzz(state, seat, rng)``: well-formed moves likely to be illegal now (the suite keeps those that
+no legal-move template matches).
 """
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import json
 import random
 
 import pytest
 
-from service.games import GAMES
-from service.games.base import GameError, concretize
+from service.games import BOT_KINDS, GAMES
+from service.games.base import NOT_NOW, GameError, concretize, is_span, matches
+from service.referee import match_rng, visible
+from tests.games import test_big_shot, test_dice_party, test_paparazzo, test_picture_perfect, test_super_blatt
+from workers.bots import Budget, make_bot
+
+HOOKS = {m.GAME.name: m for m in (test_super_blatt, test_big_shot, test_paparazzo, test_dice_party,
+                                  test_picture_perfect)}
+#: seeds per configuration, and how often (in moves) the expensive checks run; chosen for suite time
+SEEDS = {"super_blatt": 3, "big_shot": 2, "paparazzo": 1, "dice_party": 3, "picture_perfect": 1}
+EVERY = {"super_blatt": 2, "big_shot": 9, "paparazzo": 29, "dice_party": 3, "picture_perfect": 9}
 
 CASES = [(name, players, variant)
          for name, game in GAMES.items()
@@ -22,48 +48,158 @@ CASES = [(name, players, variant)
          for variant in game.variants]
 
 
-@pytest.mark.parametrize("name,players,variant", CASES, ids=[f"{n}-{p}p-{json.dumps(v)}" for n, p, v in CASES])
-def test_random_play_to_the_end(name, players, variant):
-    game = GAMES[name]
-    for seed in range(2):
-        options = game.load_options(players, dict(variant))
-        opened, opening = game.opening(players, options, random.Random(seed))
-        for e in opening:
+def dump(obj) -> str:
+    return json.dumps(obj, sort_keys=True)
+
+
+def views_digest(game, state: dict, players: int) -> str:
+    return hashlib.sha256(dump([game.view(state, s) for s in [None, *range(players)]]).encode()).hexdigest()
+
+
+def ends(template: dict) -> list[dict]:
+    """The concrete moves at both ends of every range of a legal-move template."""
+    lo = {k: v["min"] if is_span(v) else v for k, v in template.items()}
+    hi = {k: v["max"] if is_span(v) else v for k, v in template.items()}
+    return [lo] if lo == hi else [lo, hi]
+
+
+def beyond(template: dict) -> list[dict]:
+    """Just outside each range of a template: one step below the minimum, one above the maximum."""
+    out = []
+    for k, v in template.items():
+        if is_span(v):
+            out += [{**ends(template)[0], k: v["min"] - v["step"]}, {**ends(template)[0], k: v["max"] + v["step"]}]
+    return out
+
+
+def refused(game, state: dict, seat: int, move: dict) -> None:
+    before = dump(state)
+    with pytest.raises(GameError) as info:
+        game.apply(state, seat, game.parse_move(move), random.Random(0))
+    assert dump(state) == before, f"a refused {move} changed the state"
+    if seat in game.to_act(state) and move["type"] not in game.phases[game.phase(state)].moves:
+        assert info.value.reason == NOT_NOW, "one reason for a move the phase does not allow"
+
+
+def check_legal_and_apply_agree(game, hooks, state: dict, players: int, to_act: list[int], pool: list[dict],
+                                rng: random.Random) -> None:
+    for seat in range(players):
+        legal = game.legal_moves(state, seat)
+        if seat not in to_act:
+            assert legal == []
+            for move in pool[-3:]:
+                refused(game, state, seat, move)
+            continue
+        for template in legal if len(legal) <= 40 else rng.sample(legal, 40):
+            for move in ends(template):
+                assert game.parse_move(move) == move
+                game.apply(copy.deepcopy(state), seat, move, random.Random(1))
+        fuzz = [m for t in legal for m in beyond(t)] + rng.sample(pool, min(len(pool), 12))
+        fuzz += hooks.fuzz(state, seat, rng) if hasattr(hooks, "fuzz") else []
+        for move in fuzz:
+            if not any(matches(move, t) for t in legal):
+                refused(game, state, seat, move)
+
+
+def check_hidden_information(game, hooks, state: dict, players: int, actor: int, move: dict,
+                             rng: random.Random, step: int) -> None:
+    for observer in [None, *range(players)]:
+        for other, redact in hooks.scrambles(state, observer, actor, rng):
+            assert dump(game.view(other, observer)) == dump(game.view(state, observer))
+            if observer is not None:
+                assert game.legal_moves(other, observer) == game.legal_moves(state, observer)
+            if redact is None:
+                continue
+            mine, theirs = ([e for e in game.apply(s, actor, move, random.Random(step)) if visible(e, observer)]
+                            for s in (copy.deepcopy(state), other))
+            mine, theirs = redact(mine), redact(theirs)
+            if mine is not None:
+                assert mine == theirs
+
+
+def check_samples(game, state: dict, players: int, step: int) -> None:
+    for seat in range(players):
+        view = game.view(state, seat)
+        sample = json.loads(dump(game.sample_state(view, seat, random.Random(step))))
+        assert dump(game.view(sample, seat)) == dump(view)
+        assert game.legal_moves(sample, seat) == game.legal_moves(state, seat)
+        assert game.to_act(sample) == game.to_act(state)
+
+
+#: the search bot's budget here: iterations, so a check is quick and reproducible
+SEARCH_BUDGET = Budget(iterations=40)
+
+
+def check_bots(game, state: dict, seat: int, step: int) -> None:
+    view, legal = game.view(state, seat), game.legal_moves(state, seat)
+    for kind in BOT_KINDS:
+        bot = make_bot(game.name, kind, SEARCH_BUDGET if kind == "search" else None)
+        move = bot(copy.deepcopy(view), copy.deepcopy(legal), seat, random.Random(step))
+        assert any(matches(move, t) for t in legal), f"{kind} bot chose {move}, not legal"
+
+
+def play(name: str, players: int, variant: dict, seed: int) -> None:
+    game, hooks = GAMES[name], HOOKS[name]
+    every = EVERY[name]
+    options = game.load_options(players, dict(variant))
+    state, opening = game.opening(players, options, match_rng(seed, 0))
+    assert dump(state) == dump(game.setup(players, options, match_rng(seed, 0))), "opening() deals as setup()"
+    invariants = hooks.Invariants(state)
+    invariants.step(state, opening)
+    choose = random.Random(seed)
+    record, digests, pool = [], [views_digest(game, state, players)], []
+    while not game.is_over(state):
+        step = len(record)
+        assert step < 20_000, "the game does not end"
+        to_act = game.to_act(state)
+        assert to_act, "a live match owes someone a decision"
+        seat = choose.choice(to_act)
+        legal = game.legal_moves(state, seat)
+        assert legal, f"seat {seat} is to act but has no legal move"
+        pool += [concretize(t, choose) for t in legal[:4]]
+        del pool[:-200]
+        move = concretize(choose.choice(legal), choose)
+        if step % every == 0:
+            check_legal_and_apply_agree(game, hooks, state, players, to_act, pool, choose)
+            check_hidden_information(game, hooks, state, players, seat, move, choose, step)
+            check_samples(game, state, players, step)
+            check_bots(game, state, seat, step)
+        events = game.apply(state, seat, game.parse_move(move), match_rng(seed, step + 1))
+        for e in events:
             assert set(e) == {"type", "data", "to"} and (e["to"] == "all" or isinstance(e["to"], list))
-        rng = random.Random(seed)
-        state = game.setup(players, options, rng)
-        assert json.dumps(state) == json.dumps(opened), "opening() deals exactly as setup() does"
-        steps = 0
-        while not game.is_over(state):
-            to_act = game.to_act(state)
-            assert to_act, "a live match owes someone a decision"
-            if seed == 0 or steps % 10 == 0:  # every seat's view and legal moves (the long games: sampled)
-                for seat in range(players):
-                    json.dumps(game.view(state, seat))
-                    if seat not in to_act:
-                        assert game.legal_moves(state, seat) == []
-                json.dumps(game.view(state, None))
-            seat = rng.choice(to_act)
-            legal = game.legal_moves(state, seat)
-            assert legal, f"seat {seat} is to act but has no legal move"
-            move = concretize(rng.choice(legal), rng)
-            assert game.parse_move(move) == move
-            others = [s for s in range(players) if s not in to_act]
-            if others:
-                before = json.dumps(state)
-                with pytest.raises(GameError):
-                    game.apply(state, others[0], move, rng)
-                assert json.dumps(state) == before
-            events = game.apply(state, seat, move, rng)
-            for e in events:
-                assert set(e) == {"type", "data", "to"} and (e["to"] == "all" or isinstance(e["to"], list))
-            json.dumps(events)
-            state = json.loads(json.dumps(state))
-            steps += 1
-            assert steps < 20000, "the game does not end"
-        assert game.to_act(state) == []
-        result = game.final_result(state).as_dict()
-        assert len(result["scores"]) == players
-        assert sorted(s for place in result["ranking"] for s in place) == list(range(players))
-        assert set(result["winners"]) <= set(range(players))
-        json.dumps(result)
+        state = json.loads(dump(state))  # the referee stores JSON
+        invariants.step(state, events)
+        record.append((seat, move))
+        digests.append(views_digest(game, state, players))
+    assert game.to_act(state) == []
+    result = game.final_result(state).as_dict()
+    assert len(result["scores"]) == players
+    assert sorted(s for place in result["ranking"] for s in place) == list(range(players))
+    assert set(result["winners"]) <= set(range(players))
+    invariants.end(state, game.final_result(state))
+    # replay from (seed, options, moves)
+    again, _ = game.opening(players, game.load_options(players, dict(variant)), match_rng(seed, 0))
+    assert views_digest(game, again, players) == digests[0]
+    for step, (seat, move) in enumerate(record):
+        game.apply(again, seat, game.parse_move(move), match_rng(seed, step + 1))
+        assert views_digest(game, again, players) == digests[step + 1], f"replay differs after move {step}"
+    assert dump(game.final_result(again).as_dict()) == dump(result)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_phases_are_declared_as_data(name):
+    """Each phase names the move types it allows, each with its method; together they are the game's moves."""
+    game = GAMES[name]
+    allowed = set()
+    for phase in game.phases.values():
+        for kind, method in phase.moves.items():
+            assert kind in game.moves and callable(getattr(game, method))
+            allowed.add(kind)
+        assert phase.hint
+    assert allowed == set(game.moves)
+
+
+@pytest.mark.parametrize("name,players,variant", CASES, ids=[f"{n}-{p}p-{json.dumps(v)}" for n, p, v in CASES])
+def test_conformance(name, players, variant):
+    for seed in range(SEEDS[name]):
+        play(name, players, variant, seed)

@@ -29,7 +29,8 @@ def isolated(redis_url, monkeypatch):
     client = redis.Redis.from_url(redis_url)
     ref = Referee(client, Settings.from_env())
     yield ref, client
-    Queue(name, connection=client, serializer=JSONSerializer).delete(delete_jobs=True)
+    for queue in (ref.queue, ref.search_queue):
+        queue.delete(delete_jobs=True)
 
 
 def burst(ref: Referee, client) -> None:
@@ -41,8 +42,8 @@ def test_duplicate_bot_jobs_collapse_into_one_move(isolated):
     m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 7, [{"name": "ann"}, {"bot": "greedy"}])
     assert ref.store.load(m["id"]).version == 1 and len(ref.queue) == 1
     for _ in range(3):  # the same (match, seat, version) enqueued again, e.g. by a sweeper on another host
-        ref.enqueue_bot_turn(m["id"], 1, 1)
-    ref.enqueue_bot_turn(m["id"], 1, 0)  # and a stale one
+        ref.enqueue_bot_turn(ref.store.load(m["id"]), 1, 1)
+    ref.enqueue_bot_turn(ref.store.load(m["id"]), 1, 0)  # and a stale one
     burst(ref, client)
     match = ref.store.load(m["id"])
     assert match.version == 2, "the bot moved exactly once"
@@ -141,3 +142,53 @@ def test_killed_worker_process_does_not_stall_a_match(redis_url):
         proc.wait(20)
         Queue(queue, connection=redis.Redis.from_url(redis_url), serializer=JSONSerializer).delete(delete_jobs=True)
     assert subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True).stdout == b""
+
+
+def test_search_turns_go_to_their_own_queue_and_replay_for_a_seed(isolated):
+    """A search seat with an iteration budget is enqueued on the search queue, never the main one,
+    and plays the same move for the same match seed."""
+    ref, client = isolated
+    played = []
+    for _ in range(2):
+        m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 21, [{"name": "ann"}, {"bot": "search",
+                                                                                       "iterations": 8}])
+        assert len(ref.queue) == 0 and len(ref.search_queue) == 1
+        burst(ref, client)
+        assert ref.store.load(m["id"]).version == 1, "a main-queue worker never takes a search turn"
+        SimpleWorker([ref.search_queue], connection=client, serializer=JSONSerializer).work(
+            burst=True, logging_level="ERROR")
+        assert ref.store.load(m["id"]).version >= 2  # (an EXTRA is a second decision of the same turn)
+        played.append([e["data"] for e in ref.store.events(m["id"], 0) if e["type"] == "moved"])
+    assert played[0] == played[1] and played[0][0]["seat"] == 1
+
+
+def test_a_long_search_does_not_hold_up_other_matches(redis_url):
+    """`referee worker --workers 1 --search-workers 1`: while a search turn thinks for 3 s, a greedy
+    bot of another match still moves at once."""
+    queue = f"test-search-{uuid.uuid4().hex[:8]}"
+    env = dict(os.environ, REDIS_URL=redis_url, REFEREE_QUEUE=queue)
+    proc = subprocess.Popen([sys.executable, "-m", "clients.cli", "worker", "--workers", "1", "--search-workers",
+                             "1"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.environ["REFEREE_QUEUE"] = queue
+    try:
+        ref = Referee(redis.Redis.from_url(redis_url), Settings.from_env())
+    finally:
+        del os.environ["REFEREE_QUEUE"]
+    try:
+        wait_for(lambda: len(subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True).stdout.split()) == 3,
+                 timeout=10)
+        time.sleep(1)  # the workers are listening
+        slow = ref.create_match("super_blatt", 2, {"first_seat": 1}, 22,
+                                [{"name": "ann"}, {"bot": "search", "budget_ms": 3000}])
+        wait_for(lambda: ref.search_queue.started_job_registry.count == 1, timeout=10)
+        start = time.monotonic()
+        quick = ref.create_match("super_blatt", 2, {"first_seat": 1}, 23, [{"name": "bob"}, {"bot": "greedy"}])
+        wait_for(lambda: ref.store.load(quick["id"]).version == 2, timeout=10, interval=0.02)
+        assert time.monotonic() - start < 2.0
+        assert ref.store.load(slow["id"]).version == 1  # still thinking
+        wait_for(lambda: ref.store.load(slow["id"]).version == 2, timeout=15)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(20)
+        for q in (ref.queue, ref.search_queue):
+            q.delete(delete_jobs=True)

@@ -1,0 +1,255 @@
+"""Clocks, away and back, records and rematches through the referee and the Flask app (in-process,
+real Redis); jobs run in a burst worker on a queue of the test's own."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import threading
+import time
+
+import pytest
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
+
+from clients.cli import main as cli
+from service.games import GAMES
+from service.games.base import concretize
+from service.problems import Problem
+from service.record import replay
+from tests.workers import test_jobs
+from tests.workers.test_jobs import burst
+
+isolated = test_jobs.isolated  # a referee on a queue of its own
+
+PLAIN = {"Content-Type": "application/json"}
+
+
+def create(http, **body) -> dict:
+    body = {"game": "super_blatt", "players": 2, "seats": [{"name": "ann"}, {"name": "bob"}], **body}
+    resp = http.post("/matches", json=body)
+    assert resp.status_code == 201, resp.json
+    return resp.json
+
+
+def auth(token: str) -> dict:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def problem(resp, status: int, code: str) -> dict:
+    assert resp.status_code == status, resp.json
+    assert resp.mimetype == "application/problem+json" and resp.json["code"] == code, resp.json
+    return resp.json
+
+
+@pytest.mark.parametrize("clock", [
+    {"move_seconds": 0}, {"move_seconds": -1}, {"move_seconds": 86401}, {"initial_seconds": 0},
+    {"initial_seconds": 60, "increment_seconds": 0}, {"initial_seconds": 60, "increment_seconds": 90000},
+    {"move_seconds": 5, "on_timeout": "resign"}, {"move_seconds": 5, "on_timeout": "bot", "bot": "grandmaster"},
+    {"move_seconds": 5, "initial_seconds": 5}, {}, {"move_seconds": 5, "increment_seconds": 1},
+    {"move_seconds": 5, "on_timeout": "default", "bot": "random"},
+])
+def test_unusable_clocks_are_refused(http, clock):
+    problem(http.post("/matches", json={"game": "super_blatt", "players": 2, "clock": clock}), 422, "invalid_clock")
+
+
+def test_every_new_code_is_documented_on_its_route(app):
+    paths = app.extensions["referee_api"].spec.to_dict()["paths"]
+
+    def codes(path: str, method: str) -> str:
+        return json.dumps(paths[path][method]["responses"])
+
+    assert "invalid_clock" in codes("/matches", "post")
+    for code in ("already_away", "unknown_bot", "match_over", "seat_out"):
+        assert code in codes("/matches/{match_id}/away", "post")
+    assert "not_away" in codes("/matches/{match_id}/back", "post")
+    assert "not_over" in codes("/matches/{match_id}/record", "get")
+    assert "not_over" in codes("/matches/{match_id}/rematch", "post")
+
+
+def test_away_back_record_and_rematch_refuse_bad_requests_and_change_nothing(http):
+    m = create(http, options={"first_seat": 1})  # seat 0 is not to act: no bot turn follows its away
+    mid, ann, bob = m["id"], m["seats"][0]["token"], m["seats"][1]["token"]
+    before = http.get(f"/matches/{mid}", headers=auth(ann)).json
+    problem(http.post(f"/matches/{mid}/record"), 405, "method_not_allowed")
+    problem(http.get(f"/matches/{mid}/record"), 409, "not_over")
+    problem(http.post(f"/matches/{mid}/rematch", headers=auth(ann)), 409, "not_over")
+    problem(http.post(f"/matches/{mid}/back", headers=auth(ann)), 409, "not_away")
+    problem(http.post(f"/matches/{mid}/away", headers=auth(ann), json={"bot": "nobody"}), 422, "unknown_bot")
+    problem(http.post(f"/matches/{mid}/away", headers=auth(m["host_token"]), json={}), 403, "not_a_seat")
+    problem(http.post(f"/matches/{mid}/away", json={}), 401, "bad_token")
+    assert http.get(f"/matches/{mid}", headers=auth(ann)).json == before
+
+    away = http.post(f"/matches/{mid}/away", headers=auth(ann), json={"bot": "greedy"})
+    assert away.status_code == 200 and away.json == {"id": mid, "version": 2, "seat": 0, "away": "greedy"}
+    after_away = http.get(f"/matches/{mid}", headers=auth(bob)).json
+    assert after_away["seats"][0]["away"] == "greedy"
+    problem(http.post(f"/matches/{mid}/away", headers=auth(ann), json={}), 409, "already_away")
+    assert http.get(f"/matches/{mid}", headers=auth(bob)).json == after_away
+    back = http.post(f"/matches/{mid}/back", headers=auth(ann))
+    assert back.json == {"id": mid, "version": 3, "seat": 0, "away": None}
+    events = http.get(f"/matches/{mid}/events", headers=auth(bob)).json["events"]
+    assert [(e["type"], e["data"]) for e in events[-2:]] == [("away", {"seat": 0, "bot": "greedy"}),
+                                                             ("back", {"seat": 0})]
+    waiting = http.post("/matches", json={"game": "super_blatt", "players": 2, "seats": [{"name": "a"}, {}]}).json
+    problem(http.post(f"/matches/{waiting['id']}/away", headers=auth(waiting["seats"][0]["token"]), json={}), 409,
+            "match_not_started")
+
+
+def test_views_show_each_deadline_with_the_server_time(isolated):
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 1, [{"name": "a"}, {"name": "b"}],
+                         {"move_seconds": 30, "on_timeout": "bot"})
+    t = time.time()
+    view = ref.snapshot(m["id"], None)["clock"]
+    assert abs(view["now"] - t) < 1 and view["on_timeout"] == "bot" and view["bot"] == "random"
+    assert view["seats"][1] == {"seat": 1, "deadline": None, "remaining": None}
+    assert abs(view["seats"][0]["deadline"] - (t + 30)) < 1 and 29 < view["seats"][0]["remaining"] <= 30
+    # the timeout job was scheduled in the same commit, for the deadline rounded up to RQ's whole seconds
+    key = ScheduledJobRegistry(queue=ref.queue).key
+    assert client.zscore(key, f"timeout_{m['id']}_0_1") == math.ceil(view["seats"][0]["deadline"])
+    # a move stops the timer: the commit removes its timeout job, which would find nothing owed
+    ref.apply_move(m["id"], m["seats"][0]["token"], None, {"type": "take", "column": 0})
+    assert client.zscore(key, f"timeout_{m['id']}_0_1") is None
+    assert not client.exists(Job.key_for(f"timeout_{m['id']}_0_1"))
+
+    # a simultaneous decision: every seat that owes it has its own deadline, kept while others move
+    pp = ref.create_match("picture_perfect", 3, {}, 2, [{"name": n} for n in "abc"],
+                          {"initial_seconds": 100, "increment_seconds": 5})
+    match = ref.store.load(pp["id"])
+    owing = GAMES["picture_perfect"].to_act(match.state)
+    assert len(owing) > 1
+    first = {s["seat"]: s["deadline"] for s in ref.snapshot(pp["id"], None)["clock"]["seats"]}
+    assert all(first[s] for s in owing)
+    mover = owing[0]
+    time.sleep(0.2)
+    move = concretize(GAMES["picture_perfect"].legal_moves(match.state, mover)[0], random.Random(0))
+    ref.apply_move(pp["id"], None, mover, move)
+    second = {s["seat"]: s for s in ref.snapshot(pp["id"], None)["clock"]["seats"]}
+    for s in owing[1:]:
+        assert second[s]["deadline"] == first[s], "a seat that did not move keeps its deadline"
+    bank = second[mover]["remaining"]
+    assert 100 < bank < 105, "a Fischer clock: time used is taken off, the increment added"
+
+
+def play_out(ref, mid: str, rng: random.Random, seats: set[int]) -> None:
+    """Random moves for ``seats`` (as the referee's own seat path) until none of them is to act."""
+    while True:
+        match = ref.store.load(mid)
+        game = GAMES[match.game]
+        owing = [s for s in game.to_act(match.state) if s in seats] if match.status == "active" else []
+        if not owing:
+            return
+        seat = owing[0]
+        ref.apply_move(mid, None, seat, concretize(rng.choice(game.legal_moves(match.state, seat)), rng))
+
+
+def test_a_timeout_and_a_move_at_the_same_instant_exactly_one_happens(isolated):
+    ref, _ = isolated
+    outcomes = []
+    for k in range(12):
+        m = ref.create_match("super_blatt", 2, {"first_seat": 0}, k, [{"name": "a"}, {"name": "b"}],
+                             {"move_seconds": 0.05, "on_timeout": "default"})
+        mid = m["id"]
+        move = GAMES["super_blatt"].legal_moves(ref.store.load(mid).state, 0)[-1]
+        time.sleep(0.06)
+        gate, got = threading.Barrier(2), {}
+
+        def by_clock(gate=gate, got=got, mid=mid):
+            gate.wait()
+            got["timeout"] = ref.timeout(mid, 0, 1)
+
+        def by_player(gate=gate, got=got, mid=mid, token=m["seats"][0]["token"], move=move):
+            gate.wait()
+            try:
+                got["move"] = ref.apply_move(mid, token, None, move, expected_version=1)
+            except Problem as exc:
+                got["move"] = exc.code
+
+        threads = [threading.Thread(target=by_clock), threading.Thread(target=by_player)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        events = ref.events(mid, None)["events"]
+        timeouts = [e for e in events if e["type"] == "timeout"]
+        moved_at_1 = [e for e in ref.store.events(mid, 0) if e["type"] == "moved" and e["v"] == 2]
+        assert len(moved_at_1) == 1, "exactly one move was applied at version 1"
+        if got["timeout"] == "default":
+            assert got["move"] == "stale_version" and len(timeouts) == 1
+        else:
+            assert got["timeout"] == "not owed" and isinstance(got["move"], dict) and not timeouts
+        assert ref.timeout(mid, 0, 1) == "not owed", "a timeout never fires twice"
+        outcomes.append(got["timeout"])
+    assert len(ref.store.events(mid, 0)) > 0 and outcomes  # both orders are fine; each ran to one outcome
+
+
+def test_forfeit_zombie_to_the_end_ranks_last_then_record_replay_and_rematch(isolated, tmp_path, capsys):
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 3, {"first_seat": 0}, 5, [{"name": "ann"}, {"name": "bob"}, {"bot": "random"}],
+                         {"move_seconds": 0.05, "on_timeout": "forfeit"})
+    mid = m["id"]
+    tokens = {s["seat"]: s["token"] for s in m["seats"] if s["token"]}
+    time.sleep(0.06)
+    assert ref.timeout(mid, 0, 1) == "forfeit"
+    snap = ref.snapshot(mid, tokens[1])
+    assert snap["seats"][0]["out"] and snap["clock"]["seats"][0]["deadline"] is None
+    with pytest.raises(Problem) as exc:
+        ref.away(mid, tokens[0], None)
+    assert exc.value.code == "seat_out"
+    rng = random.Random(1)
+    while ref.store.load(mid).status == "active":  # seat 0's default moves and the bot's come from the worker
+        play_out(ref, mid, rng, {1})
+        burst(ref, client)
+    burst(ref, client)
+    result = ref.result(mid, None)
+    assert result["forfeited"] == [0] and result["ranking"][-1] == [0] and 0 not in result["winners"]
+
+    record = ref.record(mid, None)
+    assert record["seats"][0]["forfeited"] and record["clock"]["on_timeout"] == "forfeit"
+    assert [m["version"] for m in record["moves"]] == list(range(2, 2 + len(record["moves"])))
+    assert replay(record) == record["result"] == {k: v for k, v in result.items() if k not in ("id", "game",
+                                                                                              "status")}
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    assert cli(["replay", str(path)]) == 0
+    assert "same as recorded" in capsys.readouterr().out
+    record["result"]["scores"][1] += 1
+    path.write_text(json.dumps(record))
+    assert cli(["replay", str(path), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["same_result"] is False
+
+    first = ref.rematch(mid, tokens[1])
+    assert ref.rematch(mid, tokens[1]) == first and first["seat"] == 2
+    again = ref.rematch(mid, tokens[0])
+    assert again["id"] == first["id"] and again["seat"] == 1 and again["token"] != first["token"]
+    new = ref.snapshot(first["id"], first["token"])
+    assert new["seat"] == 2 and [s["name"] for s in new["seats"]] == ["random bot", "ann", "bob"]
+    assert new["seats"][0]["bot"] == "random" and not any(s["out"] for s in new["seats"])
+    assert new["clock"]["on_timeout"] == "forfeit" and new["clock"]["move_seconds"] == 0.05
+    assert ref.snapshot(first["id"], again["token"])["seat"] == 1
+    # each former seat finds its own new seat and token in its view of the old match, and only there
+    assert ref.snapshot(mid, tokens[1])["rematch"] == first
+    assert ref.snapshot(mid, tokens[0])["rematch"] == again
+    assert ref.snapshot(mid, None)["rematch"] == {"id": first["id"]}
+    assert first["token"] not in json.dumps(ref.snapshot(mid, tokens[0]))
+    assert first["token"] not in json.dumps(ref.events(mid, tokens[0]))
+
+
+def test_a_seat_timed_out_under_bot_is_back_as_soon_as_its_owner_moves(isolated):
+    ref, _ = isolated
+    m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 3, [{"name": "a"}, {"name": "b"}],
+                         {"initial_seconds": 0.05, "increment_seconds": 10, "on_timeout": "bot", "bot": "greedy"})
+    time.sleep(0.06)
+    assert ref.timeout(m["id"], 0, 1) == "bot"
+    snap = ref.snapshot(m["id"], None)
+    assert snap["seats"][0]["away"] == "greedy" and snap["clock"]["seats"][0] == {
+        "seat": 0, "deadline": None, "remaining": 0.0}, "the bot plays it; its Fischer bank is empty"
+    # the owner moves before the bot's job has run: the move stands and the seat is back
+    answer = ref.apply_move(m["id"], m["seats"][0]["token"], None, {"type": "take", "column": 0}, expected_version=2)
+    assert [e["type"] for e in answer["events"]][:2] == ["back", "moved"]
+    snap = ref.snapshot(m["id"], None)
+    assert snap["seats"][0]["away"] is None
+    if 0 in snap["to_act"]:  # still owing (after an EXTRA): it plays on its increment
+        assert 9 < snap["clock"]["seats"][0]["remaining"] <= 10

@@ -1,0 +1,278 @@
+"""Human pace against a real `referee serve`: long waits, idle streams, many watchers, tickets, CORS."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+import time
+
+import orjson
+import pytest
+import requests
+
+from clients.client import Referee, RefereeError
+from clients.watchers import open_stream
+from service.config import Settings
+from service.embedded import free_port
+from tests.conftest import Server
+
+ORIGIN = "http://table.example"
+SSE = {"Accept": "text/event-stream"}
+
+
+@pytest.fixture(scope="module")
+def tuned(redis_url):
+    """A server with short timeouts: streams end after 1 s, tickets expire after 2 s, 2 streams per token."""
+    srv = Server(redis_url, workers=1, env={"REFEREE_STREAM_MAX_AGE": "1", "REFEREE_TICKET_TTL": "2",
+                                            "REFEREE_MAX_STREAMS": "2", "REFEREE_CORS_ORIGINS": ORIGIN,
+                                            "REFEREE_HEARTBEAT": "1"})
+    yield srv
+    srv.stop()
+
+
+def two_humans(ref: Referee, seed=1) -> tuple[str, list[str]]:
+    m = ref.create_match("super_blatt", 2, [{"name": "a"}, {"name": "b"}], seed=seed)
+    return m["id"], [s["token"] for s in m["seats"]]
+
+
+def play_one(ref: Referee, mid: str, tokens: list[str]) -> dict:
+    seat = ref.match(mid, tokens[0])["to_act"][0]
+    legal = ref.legal_moves(mid, tokens[seat])
+    return ref.move(mid, tokens[seat], legal["moves"][0], expected_version=legal["version"])
+
+
+def sse_lines(resp, until: float):
+    """The lines of an open stream, as they arrive, until a time."""
+    buf = b""
+    for chunk in resp.iter_content(chunk_size=None):
+        buf += chunk
+        *lines, buf = buf.split(b"\n")
+        yield from (line.decode() for line in lines)
+        if time.monotonic() > until:
+            return
+
+
+def test_long_poll_held_20_s_and_a_stream_idle_40_s_with_default_settings(ref):
+    """The issue's reproduction: waits past redis-py's 5 s socket timeout gave 500 and closed streams."""
+    mid, tokens = two_humans(ref)
+    version = ref.match(mid, tokens[0])["version"]
+    polled = {}
+
+    def poll():
+        t0 = time.monotonic()
+        polled["snap"] = ref.match(mid, tokens[1], since=version, wait=20)
+        polled["took"] = time.monotonic() - t0
+
+    poller = threading.Thread(target=poll)
+    poller.start()
+    with requests.get(f"{ref.url}/matches/{mid}/events", headers={**SSE, "Authorization": f"Bearer {tokens[0]}"},
+                      stream=True, timeout=(5, 60)) as resp:
+        assert resp.status_code == 200 and resp.headers["Content-Type"].startswith("text/event-stream")
+        t0 = time.monotonic()
+        lines = sse_lines(resp, until=t0 + 3600)
+        heartbeats, ids = 0, []
+        for line in lines:
+            heartbeats += line.startswith(":")
+            if line.startswith("id: "):
+                ids.append(int(line[4:]))
+            if time.monotonic() - t0 > 40:
+                break
+        assert time.monotonic() - t0 < 50 and heartbeats >= 2, "a comment heartbeat every 15 s while idle"
+        poller.join()
+        assert polled["snap"]["version"] == version and 19 < polled["took"] < 30
+        answer = play_one(ref, mid, tokens)  # the stream is still alive after 40 s of silence
+        for line in lines:
+            if line.startswith("id: "):
+                ids.append(int(line[4:]))
+                if ids[-1] >= max(e["seq"] for e in answer["events"]):
+                    break
+        assert ids == sorted(set(ids)) and ids[-1] > 2
+
+
+def test_a_stream_the_server_ends_is_resumed_without_a_lost_or_repeated_event(tuned):
+    """REFEREE_STREAM_MAX_AGE=1: the server ends every stream after a second; the client resumes."""
+    ref = Referee(tuned.url)
+    mid, tokens = two_humans(ref, seed=7)
+    got: list[dict] = []
+    stream = ref.stream(mid, tokens[0])
+    follower = threading.Thread(target=lambda: got.extend(stream))
+    follower.start()
+    while ref.match(mid, tokens[0])["status"] == "active":
+        play_one(ref, mid, tokens)
+        time.sleep(0.08)
+    follower.join(60)
+    assert stream.end is not None and stream.end["status"] == "finished"
+    assert stream.reconnects >= 1
+    assert got == ref.events(mid, tokens[0])["events"], "every event once, in order"
+    assert {e["data"]["seat"] for e in got if e["type"] == "moved"} == {0}, "only this seat's own moves"
+
+
+def test_500_idle_streams_while_a_move_answers_within_a_second(ref, server):
+    mid, tokens = two_humans(ref, seed=3)
+    port = int(server.url.rsplit(":", 1)[1])
+
+    async def crowd():
+        readers = await asyncio.gather(*(open_stream("127.0.0.1", port, f"/matches/{mid}/events")
+                                         for _ in range(500)))
+        t0 = time.monotonic()
+        answer = await asyncio.to_thread(play_one, ref, mid, tokens)
+        took = time.monotonic() - t0
+        seq = max(e["seq"] for e in answer["events"])
+
+        async def sees_the_move(reader):
+            buf = b""
+            while f"id: {seq}\n".encode() not in buf:
+                buf += await reader.read(65536)
+            reader.writer.close()
+
+        async with asyncio.timeout(30):
+            await asyncio.gather(*(sees_the_move(r) for r in readers))
+        return took
+
+    assert asyncio.run(crowd()) < 1.0
+
+
+def test_stream_tickets_open_only_their_seat_stream_and_expire(tuned):
+    ref = Referee(tuned.url)
+    mid, tokens = two_humans(ref, seed=11)
+    other, _ = two_humans(ref, seed=12)
+    mover = next(e["data"]["seat"] for e in play_one(ref, mid, tokens)["events"] if e["type"] == "moved")
+    ticket = ref.stream_ticket(mid, tokens[mover])
+    assert ticket["expires_in"] == 2
+    streamed = list(ref.stream(mid, ticket=ticket["ticket"], wait=0.5))
+    assert streamed == ref.events(mid, tokens[mover])["events"]
+    assert any(e["type"] == "moved" for e in streamed), "the seat's private event"
+    assert not any(e["type"] == "moved" for e in ref.events(mid, tokens[1 - mover])["events"])
+
+    def refused(match_id, ticket_value):
+        r = requests.get(f"{tuned.url}/matches/{match_id}/events", params={"ticket": ticket_value}, headers=SSE)
+        assert r.headers["Content-Type"] == "application/problem+json"
+        return r.status_code, r.json()["code"]
+
+    assert refused(other, ticket["ticket"]) == (401, "bad_ticket")  # another match's ticket
+    assert refused(mid, "not a ticket!") == (422, "invalid_body")
+    assert refused(mid, "x" * 32) == (401, "bad_ticket")
+    # a ticket is ignored by every other route: this is the spectator's view
+    assert ref.request("GET", f"/matches/{mid}", params={"ticket": ticket["ticket"]})["seat"] is None
+    with pytest.raises(RefereeError) as host:
+        ref.stream_ticket(mid, ref.create_match("super_blatt", 2)["host_token"])
+    assert host.value.code in ("bad_token", "not_a_seat")
+    time.sleep(2.5)
+    assert refused(mid, ticket["ticket"]) == (401, "bad_ticket")  # expired
+
+
+def test_open_streams_per_token_are_limited_with_retry_after(tuned):
+    ref = Referee(tuned.url)
+    mid, tokens = two_humans(ref, seed=13)
+    head = {**SSE, "Authorization": f"Bearer {tokens[0]}"}
+    url = f"{tuned.url}/matches/{mid}/events"
+    held = [requests.get(url, headers=head, params={"wait": 30}, stream=True, timeout=10) for _ in range(2)]
+    assert [r.status_code for r in held] == [200, 200]
+    third = requests.get(url, headers=head, stream=True, timeout=10)
+    assert third.status_code == 429 and third.json()["code"] == "too_many_streams"
+    assert int(third.headers["Retry-After"]) >= 1
+    assert requests.get(url, headers={**SSE, "Authorization": f"Bearer {tokens[1]}"}, params={"wait": 0.1},
+                        timeout=10).status_code == 200, "another seat has its own count"
+    held[0].close()  # the server sees the hang-up and frees the place
+    deadline = time.monotonic() + 5
+    while (r := requests.get(url, headers=head, params={"wait": 0.1}, timeout=10)).status_code == 429:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert r.status_code == 200
+    held[1].close()
+
+
+def test_cors_preflight_allowed_and_refused_and_on_streams(tuned, server):
+    preflight = {"Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "authorization,content-type"}
+    ok = requests.options(f"{tuned.url}/matches/x/moves", headers={"Origin": ORIGIN, **preflight})
+    assert ok.status_code == 200 and ok.headers["Access-Control-Allow-Origin"] == ORIGIN
+    assert "authorization" in ok.headers["Access-Control-Allow-Headers"].lower()
+    no = requests.options(f"{tuned.url}/matches/x/moves", headers={"Origin": "http://evil.example", **preflight})
+    assert "Access-Control-Allow-Origin" not in no.headers
+    ref = Referee(tuned.url)
+    mid, tokens = two_humans(ref, seed=14)
+    stream = requests.get(f"{tuned.url}/matches/{mid}/events", headers={**SSE, "Origin": ORIGIN},
+                          params={"wait": 0.2}, timeout=10)
+    poll = requests.get(f"{tuned.url}/matches/{mid}", headers={"Origin": ORIGIN}, params={"since": 1, "wait": 0.2})
+    for r in (stream, poll):  # the waiting routes, held by the ASGI front, carry the same headers
+        assert r.status_code == 200 and r.headers["Access-Control-Allow-Origin"] == ORIGIN
+    # CORS is off by default
+    assert "Access-Control-Allow-Origin" not in requests.options(f"{server.url}/matches",
+                                                                 headers={"Origin": ORIGIN, **preflight}).headers
+
+
+def test_wait_and_since_out_of_range_are_422(ref):
+    mid, tokens = two_humans(ref, seed=15)
+    for params in ({"since": 1, "wait": 3601}, {"since": -1, "wait": 1}, {"since": 1, "wait": -1},
+                   {"since": 2**60, "wait": 1}, {"since": 1, "wait": "soon"}):
+        r = requests.get(f"{ref.url}/matches/{mid}", params=params, timeout=10)
+        assert r.status_code == 422 and r.json()["code"] == "invalid_body", params
+    r = requests.get(f"{ref.url}/matches/{mid}/events", params={"wait": -1}, headers=SSE, timeout=10)
+    assert r.status_code == 422
+
+
+def test_docs_and_redoc_are_served_offline_and_linked_from_the_root(http):
+    index = http.get("/").get_json()
+    for page, asset in ((index["docs"], "swagger-ui-bundle.js"), (index["redoc"], "redoc.standalone.js")):
+        html = http.get(page).get_data(as_text=True)
+        assert asset in html and "https://" not in html and "http://" not in html
+        src = html.split('src="')[-1].split('"')[0]
+        served = http.get(src)
+        assert served.status_code == 200 and len(served.data) > 100_000
+
+
+def test_a_stream_on_plain_wsgi_sends_retry_ids_and_end(http):
+    """Without the ASGI front (any WSGI server) a stream still works, holding a thread."""
+    created = http.post("/matches", json={"game": "super_blatt", "players": 2,
+                                          "seats": [{"name": "a"}, {"name": "b"}]}).get_json()
+    http.delete(f"/matches/{created['id']}", headers={"Authorization": f"Bearer {created['host_token']}"})
+    text = http.get(f"/matches/{created['id']}/events", headers=SSE).get_data(as_text=True)
+    assert text.startswith("retry: ")
+    frames = [f for f in text.split("\n\n") if f.startswith("id: ")]
+    assert frames[-1].split("\n")[1] == "event: end" and '"status":"aborted"' in frames[-1]
+    assert [int(f.split("\n")[0][4:]) for f in frames[:-1]] == [
+        e["seq"] for e in http.get(f"/matches/{created['id']}/events").get_json()["events"]]
+
+
+def test_blocking_reads_are_sliced_below_the_socket_timeout(redis_client):
+    import redis
+
+    from service.store import Store
+
+    client = redis.Redis(connection_pool=redis.ConnectionPool(
+        **{**redis_client.connection_pool.connection_kwargs, "socket_timeout": 0.4}))
+    store = Store(client, 60, 60, client, "ref:pending:test")
+    t0 = time.monotonic()
+    assert store.wait_for_events("no-such-match", 0, 1500) is False  # BLOCKs of 0.2 s, not one of 1.5 s
+    assert 1.4 < time.monotonic() - t0 < 5
+
+
+def test_an_unreachable_redis_answers_503_from_the_front(app):
+    """The front's own Redis link (pub/sub) down: 503 redis_unavailable with Retry-After, not 500."""
+    from service.asgi import Front
+
+    settings = dataclasses.replace(Settings.from_env(), redis_url=f"redis://127.0.0.1:{free_port()}/0",
+                                   redis_timeout=0.5)
+    mid = app.test_client().post("/matches", json={"game": "super_blatt", "players": 2}).get_json()["id"]
+    sent = []
+
+    async def call(path, query, headers=()):
+        scope = {"type": "http", "method": "GET", "path": path, "query_string": query, "headers": list(headers)}
+        messages = iter([{"type": "http.request", "body": b""}])
+
+        async def receive():
+            return next(messages, None) or await asyncio.sleep(3600)
+
+        async def send(message):
+            sent.append(message)
+
+        await Front(app, settings)(scope, receive, send)  # a new one per event loop
+
+    asyncio.run(call(f"/matches/{mid}", b"since=5&wait=1"))
+    assert sent[0]["status"] == 503 and (b"retry-after", b"1") in sent[0]["headers"]
+    assert orjson.loads(sent[1]["body"])["code"] == "redis_unavailable"
+    sent.clear()
+    asyncio.run(call(f"/matches/{mid}/events", b"", [(b"accept", b"text/event-stream")]))
+    assert sent[0]["status"] == 503

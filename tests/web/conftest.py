@@ -1,0 +1,62 @@
+"""A real browser (Playwright driving Debian's chromium) against a real `referee serve`.
+
+In CI (``CI=true``) a browser that cannot start fails the tests; elsewhere they are skipped with
+the reason.  Screenshots go to $REFEREE_SCREENSHOTS when it is set (the README regenerates the
+committed ones in tests/web/screenshots/ that way), else to a folder in the system's temp dir, so
+that running the suite leaves the checkout unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Server
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = Path(os.environ.get("REFEREE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "referee-screenshots")
+DESKTOP = {"width": 1200, "height": 900}
+PHONE = {"width": 375, "height": 800}
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+
+        manager = sync_playwright().start()
+        chromium = manager.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    except Exception as exc:  # noqa: BLE001 - any failure to start is reported the same way
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the browser cannot start in CI: {exc}")
+        pytest.skip(f"no browser here ({exc}); install chromium (apt-get install -y chromium)")
+    yield chromium
+    chromium.close()
+    manager.stop()
+
+
+@pytest.fixture(scope="session")
+def web(redis_url):
+    """`referee serve` with a short SSE heartbeat, so an idle page is exercised in bounded time."""
+    srv = Server(redis_url, env={"REFEREE_HEARTBEAT": "5"})
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture()
+def context(browser):
+    ctx = browser.new_context(viewport=DESKTOP, bypass_csp=True)  # lets the tests evaluate their own waits
+    ctx.set_default_timeout(15000)
+    yield ctx
+    ctx.close()
+
+
+def shot(page, name: str) -> None:
+    """Save a full-page screenshot (to look at: a test passing says nothing of how the page looks)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)

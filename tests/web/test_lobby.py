@@ -1,0 +1,69 @@
+"""The lobby in a real browser: it lists, creates, joins and spectates."""
+
+from __future__ import annotations
+
+import requests
+
+from clients.client import Referee
+from tests.web.conftest import PHONE, shot
+
+
+def test_the_lobby_lists_creates_joins_and_spectates(web, browser):
+    ref = Referee(web.url)
+    waiting = ref.create_match("dice_party", 3, [{"name": "Ann"}, {}, {"bot": "random"}])
+    ann = browser.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=True)  # lets the test wait on JS
+    page = ann.new_page()
+    page.goto(web.url + "/")
+    # lists: the open match and the five games
+    page.locator(f"[data-join='{waiting['id']}']").wait_for()
+    assert page.locator(".game-card").count() == 5
+    # creates: Super-Blatt, Ann in seat 0 and an open seat 1
+    page.fill("#my-name", "Ann")
+    page.select_option("select[name=game]", "super_blatt")
+    page.select_option("select[name=seat-1]", "open")
+    page.click("text=Create the match")
+    link = page.locator("#created a", has_text="seat link")
+    link.wait_for()
+    created = page.locator("#created").inner_text()
+    match_id = created.split("Match ")[1].split(" ")[0]
+    shot(page, "lobby")
+    link.click()
+    page.wait_for_selector("body[data-version]")
+    assert page.url.startswith(f"{web.url}/matches/{match_id}/table#token=")
+    assert "Waiting for 1 more player" in page.locator("#status").inner_text()
+
+    # joins: Bob, in another browser, on a phone, finds it in the lobby and takes the open seat
+    bob = browser.new_context(viewport=PHONE, bypass_csp=True)
+    other = bob.new_page()
+    other.goto(web.url + "/")
+    other.fill("#my-name", "Bob")
+    other.locator(f"[data-join='{match_id}']").click()
+    other.wait_for_selector("body[data-version]")
+    assert "Bob (you)" in other.locator("#seats").inner_text()
+    snap = requests.get(f"{web.url}/matches/{match_id}", timeout=5).json()
+    assert snap["status"] == "active" and snap["seats"][1]["name"] == "Bob"
+    # Ann's page hears of it live
+    page.wait_for_function(f"document.body.dataset.version === '{snap['version']}'")
+    assert "Bob took seat 1" in page.locator("#log").inner_text()
+    shot(other, "super_blatt_phone")
+
+    # spectates: a third visitor watches the live match from the lobby
+    other.goto(web.url + "/")
+    other.locator(f"[data-watch='{match_id}']").click()
+    other.wait_for_selector("body[data-version]")
+    assert "You are watching" in other.locator("#notice").inner_text()
+    assert not other.locator("[data-move]").count()
+    ann.close()
+    bob.close()
+
+
+def test_the_front_door_answers_json_to_programs_and_html_to_browsers(web):
+    index = requests.get(web.url + "/", headers={"Accept": "application/json"}, timeout=5)
+    assert index.headers["Content-Type"].startswith("application/json")
+    body = index.json()
+    assert [g["name"] for g in body["games"]] == ["super_blatt", "big_shot", "paparazzo", "dice_party",
+                                                   "picture_perfect"]
+    assert body["links"]["matches"] == "/matches"
+    page = requests.get(web.url + "/", headers={"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}, timeout=5)
+    assert page.headers["Content-Type"].startswith("text/html") and "lobby.js" in page.text
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]

@@ -1,0 +1,68 @@
+"""The search bot: legal, reproducible with an iteration budget, bounded by a time budget."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from service.games import GAMES
+from service.games.base import concretize, matches
+from workers.bots import GREEDY, make_bot
+from workers.bots.search import Budget, candidates, search
+
+
+def positions(name: str, count: int, seed: int):
+    """Positions along random games at the smallest table: (state, seat to act)."""
+    game = GAMES[name]
+    rng = random.Random(seed)
+    players = game.min_players
+    state = game.setup(players, game.load_options(players, {}), rng)
+    out = []
+    while not game.is_over(state) and len(out) < count:
+        seat = game.to_act(state)[0]
+        if rng.random() < 0.3:
+            out.append((game.view(state, seat), game.legal_moves(state, seat), seat))
+        game.apply(state, seat, concretize(rng.choice(game.legal_moves(state, seat)), rng), rng)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_search_plays_legal_moves_reproducibly_for_a_seed(name):
+    bot = make_bot(name, "search", Budget(iterations=12))
+    for view, moves, seat in positions(name, 4, seed=5):
+        first = bot(view, moves, seat, random.Random(9))
+        assert any(matches(first, m) for m in moves), first
+        assert bot(view, moves, seat, random.Random(9)) == first  # same seed, same budget: same move
+
+
+def test_time_budget_bounds_a_decision():
+    view, moves, seat = positions("super_blatt", 1, seed=3)[0]
+    start = time.perf_counter()
+    _, iterations = search(GAMES["super_blatt"], view, moves, seat, random.Random(1), Budget(ms=60))
+    elapsed = time.perf_counter() - start
+    assert iterations >= 1 and elapsed < 0.6
+
+
+def test_iteration_budget_is_counted():
+    view, moves, seat = positions("dice_party", 1, seed=4)[0]
+    moves = moves if len(candidates(moves)) > 1 else [{"type": "steal", "count": {"min": 0, "max": 3, "step": 1}}]
+    _, iterations = search(GAMES["dice_party"], view, moves, seat, random.Random(2), Budget(iterations=17))
+    assert iterations == 17
+
+
+def test_ranges_are_searched_at_a_few_values_ends_included():
+    got = candidates([{"type": "bid", "amount": {"min": 2, "max": 20, "step": 2}}, {"type": "pass"}])
+    amounts = [m["amount"] for m in got if m["type"] == "bid"]
+    assert amounts[0] == 2 and amounts[-1] == 20 and len(amounts) == 5 and all(a % 2 == 0 for a in amounts)
+    assert {"type": "pass"} in got
+
+
+def test_the_greedy_move_is_a_root_candidate():
+    """With a single iteration the search has looked at one move; the greedy bot's is among those it may pick."""
+    name = "super_blatt"
+    view, moves, seat = positions(name, 1, seed=6)[0]
+    greedy = GREEDY[name](view, moves, seat, random.Random(0))
+    move, _ = search(GAMES[name], view, [], seat, random.Random(0), Budget(iterations=5), extra=greedy)
+    assert move == greedy  # the only candidate
