@@ -16,8 +16,9 @@
            (``PYTHONPATH=<checkout> python clients/bench.py digest``) and compare.
 ``api``    plays random moves through the WSGI app in this process (no HTTP server, no other
            load) and prints the CPU a GET /legal-moves and a POST /moves cost, and what the
-           referee alone costs for the same calls.  Run it under ``valgrind --tool=callgrind``
-           for instruction counts, which do not vary with the machine's load.
+           referee alone costs for the same calls.  ``--instructions`` counts instead the machine
+           instructions a move costs through the app (valgrind's callgrind, two runs that differ by
+           ``--moves`` warm moves), a figure that does not vary with the machine's load.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import io
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -266,7 +268,8 @@ def _environ(method: str, path: str, token: str, body: dict | None = None) -> di
     return env
 
 
-def bench_api(game, moves: int, seed: int) -> None:
+def bench_api(game, moves: int, seed: int, repeat: int | None = None) -> None:
+    """``repeat``: only play through the app, once to warm up and ``repeat`` more times (for callgrind)."""
     from service.app import create_app
 
     with redis_url() as url:
@@ -308,10 +311,31 @@ def bench_api(game, moves: int, seed: int) -> None:
             return get / moves * 1000, post / moves * 1000
 
         play(via_app)  # warm up: imports, caches, connections
+        if repeat is not None:
+            for _ in range(repeat):
+                play(via_app)
+            return
         for label, call in (("through the app", via_app), ("the referee alone", via_referee)):
             get, post = play(call)
             print(f"{game.name:16} {label:17}: GET legal-moves {get:.3f} ms + POST moves {post:.3f} ms "
                   f"= {get + post:.3f} ms of CPU per move ({moves} moves)")
+
+
+def instructions_per_move(game, moves: int, seed: int) -> None:
+    """Instructions per warm move through the app: callgrind counts a run with one extra round of ``moves``
+    moves and one without; the difference excludes start-up, imports and the warm-up round."""
+    counts = []
+    for repeat in (0, 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "callgrind.out")
+            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m",
+                            "clients.bench", "api", "--game", game.name, "--moves", str(moves), "--seed", str(seed),
+                            "--repeat", str(repeat)], check=True, capture_output=True)
+            with open(out) as f:
+                counts.append(next(int(line.split()[1]) for line in f if line.startswith(("summary:", "totals:"))))
+    per_move = (counts[1] - counts[0]) / moves
+    print(f"{game.name:16} through the app: {per_move / 1e6:.2f} M instructions per move "
+          f"(GET legal-moves + POST moves; callgrind, {moves} warm moves)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -339,14 +363,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=1000, help="digest: games per configuration "
                         "(one in ten records every seat's view and fuzzed refusals)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--instructions", action="store_true",
+                        help="api: count instructions per move under valgrind's callgrind (slow; try --moves 200)")
+    parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # one callgrind run
     args = parser.parse_args(argv)
     for name in args.game or sorted(GAMES):
         if args.what == "rules":
             bench_rules(GAMES[name], args.seconds, args.seed)
         elif args.what == "memory":
             bench_memory(GAMES[name], min(args.matches, 50), args.seed)
+        elif args.what == "api" and args.instructions:
+            instructions_per_move(GAMES[name], args.moves, args.seed)
         elif args.what == "api":
-            bench_api(GAMES[name], args.moves, args.seed)
+            bench_api(GAMES[name], args.moves, args.seed, args.repeat)
         elif args.what == "digest":
             bench_digest(GAMES[name], args.games, args.seed)
         else:

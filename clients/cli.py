@@ -125,7 +125,7 @@ def cmd_serve(args) -> int:
             holder.close()
             print(f"referee serve: {exc}", file=sys.stderr)
             return 1
-    env = dict(os.environ, REDIS_URL=url, REFEREE_FRONT_THREADS=str(args.threads))
+    env = dict(os.environ, REDIS_URL=url)
     os.environ["REDIS_URL"] = url
     if problem := _connections_problem():
         print(problem, file=sys.stderr)
@@ -134,10 +134,10 @@ def cmd_serve(args) -> int:
         holder.close()
         return 2
     files = raise_open_files()
-    # granian (its HTTP layer is Rust) runs the ASGI front: waiting requests on an event loop, the rest
+    # granian (its HTTP layer is Rust) runs the front over RSGI: waiting requests on an event loop, the rest
     # through Flask; each idle stream is a socket, so every process may hold about as many as it has files
     api = subprocess.Popen(
-        [sys.executable, "-m", "granian", "--interface", "asgi", "--factory", "service.asgi:create_app",
+        [sys.executable, "-m", "granian", "--interface", "rsgi", "--factory", "service.front:create_app",
          "--host", args.host, "--port", str(args.port), "--workers", str(args.processes),
          "--backlog", "4096", "--backpressure", str(files), "--workers-kill-timeout", "5",
          "--log-level", "error"],
@@ -336,8 +336,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=int, default=2, help="RQ worker processes (bots, scoring)")
     s.add_argument("--search-workers", type=int, default=1, help=SEARCH_WORKERS_HELP)
     s.add_argument("--processes", type=int, default=2, help="API processes")
-    s.add_argument("--threads", type=int, default=8,
-                   help="threads per API process that run Flask (0: in the event loop); waiting requests hold none")
     s.add_argument("--data", default=".referee-data", help="folder of the embedded server's data")
     s.add_argument("--redis-port", type=int, default=None, help="port of the embedded server (default: free)")
     w = sub.add_parser("worker", help="run RQ workers and the sweeper against REDIS_URL")

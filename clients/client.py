@@ -18,6 +18,8 @@ from typing import Any
 
 import requests
 
+#: a connection that failed, timed out, or broke in the middle of an answer (the server went away): try again
+TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 RETRY_S = 1.0  # pause before resuming a dropped wait (the server's retry: hint replaces it for streams)
 
 
@@ -97,7 +99,7 @@ class Referee:
         while True:
             try:
                 return self.request("GET", f"/matches/{match_id}", token, params=params, timeout=self.timeout + wait)
-            except (requests.ConnectionError, requests.Timeout, RefereeError) as exc:
+            except (*TRANSIENT, RefereeError) as exc:
                 if isinstance(exc, RefereeError) and not exc.transient or time.monotonic() > deadline:
                     raise
                 pause = getattr(exc, "retry_after", None) or RETRY_S
@@ -204,7 +206,7 @@ class EventStream:
                 for event in self._connect():
                     failing_since = None
                     yield event
-            except (requests.ConnectionError, requests.Timeout, RefereeError) as exc:
+            except (*TRANSIENT, RefereeError) as exc:
                 if isinstance(exc, RefereeError) and not exc.transient:
                     raise
                 now = time.monotonic()

@@ -49,8 +49,6 @@ class Settings:
     redis_timeout: float
     #: origins a browser may call from (comma-separated, ``*`` for any); CORS is off when empty
     cors_origins: tuple[str, ...]
-    #: threads per API process that run Flask for the ASGI front (waiting requests hold none); 0: in the loop
-    front_threads: int
     #: seconds a client is told to wait (``Retry-After``) while Redis is unreachable
     retry_after: int
     #: RQ queue of the search bot's turns, served by workers of their own (``--search-workers``)
@@ -78,7 +76,6 @@ class Settings:
             max_streams=_int("REFEREE_MAX_STREAMS", 16),
             stream_max_age=float(os.environ.get("REFEREE_STREAM_MAX_AGE", 3600)),
             redis_timeout=float(os.environ.get("REFEREE_REDIS_TIMEOUT", 5)),
-            front_threads=_int("REFEREE_FRONT_THREADS", 8),
             cors_origins=tuple(o.strip() for o in os.environ.get("REFEREE_CORS_ORIGINS", "").split(",") if o.strip()),
             retry_after=_int("REFEREE_RETRY_AFTER", 1),
             search_queue=os.environ.get("REFEREE_SEARCH_QUEUE") or f"{queue}-search",

@@ -303,7 +303,7 @@ def bearer() -> str | None:
     return token.strip()
 
 
-#: WSGI environ keys the ASGI front (service/asgi.py) sets when it holds a request on its event loop:
+#: WSGI environ keys the front (service/front.py) sets when it holds a request on its event loop:
 #: answer a long-poll at once (it waits for the commit itself), or open an event stream and hand it over
 HELD = "referee.held"
 STREAM = "referee.stream"

@@ -357,7 +357,7 @@ class MatchResource(MethodView):
     @problems(blp, "invalid_body", *MATCH_ERRORS, "redis_unavailable")
     def get(self, query, match_id: str):
         """The match as the caller's seat sees it (a spectator without a token); long-polls with since/wait."""
-        wait = 0 if request.environ.get(HELD) else query["wait"]  # the ASGI front holds the wait itself
+        wait = 0 if request.environ.get(HELD) else query["wait"]  # the front (service/front.py) holds the wait itself
         return referee().snapshot(match_id, bearer(), query.get("since"), wait)
 
     @blp.response(200, AbortedSchema)
@@ -445,7 +445,7 @@ class Events(MethodView):
         stream = referee().open_stream(match_id, token, query.get("ticket"))
         seconds = min(query.get("wait", float("inf")), referee().settings.stream_max_age)
         front = request.environ.get(STREAM)
-        if front is not None:  # the ASGI front streams it on its event loop
+        if front is not None:  # the front streams it on its event loop
             front.update(stream=stream, after=after, seconds=seconds)
             return Response(status=200)
         return Response(sse.stream_sync(referee(), stream, after, seconds), mimetype="text/event-stream",

@@ -1,4 +1,4 @@
-"""Server-Sent Events: the frames of a seat's event stream, shared by the ASGI front and plain WSGI.
+"""Server-Sent Events: the frames of a seat's event stream, shared by the front (service/front.py) and plain WSGI.
 
 A stream sends ``retry:`` first, then every event the viewer may see with ``id:`` (its seq, so
 ``Last-Event-ID`` resumes), a comment line every heartbeat while nothing happens, and a final
@@ -44,7 +44,7 @@ def catch_up(ref: Referee, stream: Stream, after: int) -> tuple[bytes, int, int,
 
 
 def stream_sync(ref: Referee, stream: Stream, after: int, seconds: float) -> Iterator[bytes]:
-    """The stream on a WSGI server without the ASGI front: it holds a thread while open."""
+    """The stream on a WSGI server without the front: it holds a thread while open."""
     deadline = time.monotonic() + seconds
     heartbeat_ms = int(ref.settings.heartbeat * 1000)
     try:

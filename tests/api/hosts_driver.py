@@ -26,12 +26,12 @@ import orjson
 import redis
 import requests
 
+from clients.client import TRANSIENT
 from service.games import GAMES
 from service.referee import match_rng
 from service.store import events_key
 
 GAME = GAMES["super_blatt"]
-RETRYABLE = (requests.ConnectionError, requests.Timeout)
 
 
 class Hosts:
@@ -55,7 +55,7 @@ class Hosts:
                 r = requests.request(method, url + path, headers=headers, timeout=10, **kwargs)
                 if r.status_code < 500:
                     return r
-            except RETRYABLE:
+            except TRANSIENT:
                 pass
             if time.monotonic() > stop:
                 raise RuntimeError(f"{method} {path}: no API host answered")

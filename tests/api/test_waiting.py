@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import threading
 import time
+import types
 
 import orjson
 import pytest
@@ -196,7 +197,7 @@ def test_cors_preflight_allowed_and_refused_and_on_streams(tuned, server):
     stream = requests.get(f"{tuned.url}/matches/{mid}/events", headers={**SSE, "Origin": ORIGIN},
                           params={"wait": 0.2}, timeout=10)
     poll = requests.get(f"{tuned.url}/matches/{mid}", headers={"Origin": ORIGIN}, params={"since": 1, "wait": 0.2})
-    for r in (stream, poll):  # the waiting routes, held by the ASGI front, carry the same headers
+    for r in (stream, poll):  # the waiting routes, held by the front, carry the same headers
         assert r.status_code == 200 and r.headers["Access-Control-Allow-Origin"] == ORIGIN
     # CORS is off by default
     assert "Access-Control-Allow-Origin" not in requests.options(f"{server.url}/matches",
@@ -213,6 +214,20 @@ def test_wait_and_since_out_of_range_are_422(ref):
     assert r.status_code == 422
 
 
+def test_bodies_through_the_front_chunked_or_not_within_the_limit(server):
+    """The front reads a body whole: a chunked one (no Content-Length) is accepted, and one past
+    REFEREE_MAX_BODY is refused 413 whether it says its length or not."""
+    create = b'{"game": "super_blatt", "players": 2}'
+    chunked = requests.post(f"{server.url}/matches", data=iter([create[:10], create[10:]]),
+                            headers={"Content-Type": "application/json"}, timeout=10)
+    assert chunked.status_code == 201 and chunked.json()["game"] == "super_blatt"
+    big = b" " * (Settings.from_env().max_body + 1) + create
+    for data in (big, iter([big[:70_000], big[70_000:]])):
+        refused = requests.post(f"{server.url}/matches", data=data, headers={"Content-Type": "application/json"},
+                                timeout=10)
+        assert refused.status_code == 413 and refused.json()["code"] == "body_too_large"
+
+
 def test_docs_and_redoc_are_served_offline_and_linked_from_the_root(http):
     index = http.get("/").get_json()
     for page, asset in ((index["docs"], "swagger-ui-bundle.js"), (index["redoc"], "redoc.standalone.js")):
@@ -224,7 +239,7 @@ def test_docs_and_redoc_are_served_offline_and_linked_from_the_root(http):
 
 
 def test_a_stream_on_plain_wsgi_sends_retry_ids_and_end(http):
-    """Without the ASGI front (any WSGI server) a stream still works, holding a thread."""
+    """Without the front (any WSGI server) a stream still works, holding a thread."""
     created = http.post("/matches", json={"game": "super_blatt", "players": 2,
                                           "seats": [{"name": "a"}, {"name": "b"}]}).get_json()
     http.delete(f"/matches/{created['id']}", headers={"Authorization": f"Bearer {created['host_token']}"})
@@ -251,28 +266,34 @@ def test_blocking_reads_are_sliced_below_the_socket_timeout(redis_client):
 
 def test_an_unreachable_redis_answers_503_from_the_front(app):
     """The front's own Redis link (pub/sub) down: 503 redis_unavailable with Retry-After, not 500."""
-    from service.asgi import Front
+    from service.front import Front
 
     settings = dataclasses.replace(Settings.from_env(), redis_url=f"redis://127.0.0.1:{free_port()}/0",
                                    redis_timeout=0.5)
     mid = app.test_client().post("/matches", json={"game": "super_blatt", "players": 2}).get_json()["id"]
     sent = []
 
-    async def call(path, query, headers=()):
-        scope = {"type": "http", "method": "GET", "path": path, "query_string": query, "headers": list(headers)}
-        messages = iter([{"type": "http.request", "body": b""}])
+    class Headers(dict):
+        def items(self):
+            return list(super().items())
 
-        async def receive():
-            return next(messages, None) or await asyncio.sleep(3600)
+    class Proto:  # granian's RSGI protocol object, as far as the front uses it
+        def response_bytes(self, status, headers, body):
+            sent.append((status, headers, body))
 
-        async def send(message):
-            sent.append(message)
+        async def client_disconnect(self):
+            await asyncio.sleep(3600)
 
-        await Front(app, settings)(scope, receive, send)  # a new one per event loop
+    async def call(path, query, headers=None):
+        scope = types.SimpleNamespace(proto="http", method="GET", path=path, query_string=query,
+                                      headers=Headers(headers or {}), server="127.0.0.1:80",
+                                      client="127.0.0.1:5000", scheme="http", http_version="1.1")
+        await Front(app, settings).__rsgi__(scope, Proto())  # a new one per event loop
 
-    asyncio.run(call(f"/matches/{mid}", b"since=5&wait=1"))
-    assert sent[0]["status"] == 503 and (b"retry-after", b"1") in sent[0]["headers"]
-    assert orjson.loads(sent[1]["body"])["code"] == "redis_unavailable"
+    asyncio.run(call(f"/matches/{mid}", "since=5&wait=1"))
+    status, headers, body = sent[0]
+    assert status == 503 and ("retry-after", "1") in headers
+    assert orjson.loads(body)["code"] == "redis_unavailable"
     sent.clear()
-    asyncio.run(call(f"/matches/{mid}/events", b"", [(b"accept", b"text/event-stream")]))
-    assert sent[0]["status"] == 503
+    asyncio.run(call(f"/matches/{mid}/events", "", {"accept": "text/event-stream"}))
+    assert sent[0][0] == 503

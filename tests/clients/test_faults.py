@@ -30,7 +30,7 @@ ENV = {"REFEREE_SWEEP_AFTER": "1", "REFEREE_JOB_TIMEOUT": "3"}
 def serve(data: Path, port: int, workers: int = 2, wait: bool = True) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | ENV | {"PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--workers",
-                             str(workers), "--processes", "1", "--threads", "8", "--data", str(data)],
+                             str(workers), "--processes", "1", "--data", str(data)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if wait:
         wait_for(lambda: proc.poll() is not None or _ready(port), timeout=30)

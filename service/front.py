@@ -1,4 +1,4 @@
-"""The ASGI front that ``referee serve`` runs: waiting requests wait on an event loop, the rest is Flask.
+"""The front that ``referee serve`` runs under granian: waiting requests wait on an event loop, the rest is Flask.
 
 Flask stays the application: every route, schema, error, header (CORS included) and the OpenAPI
 document live there.  This front recognises the two waiting variants of its routes,
@@ -9,10 +9,13 @@ document live there.  This front recognises the two waiting variants of its rout
 asks Flask once for them (validation, tokens, tickets, errors: the same code as any request),
 then holds them on the event loop, not on a thread, until the match's next commit: every commit
 publishes on ``ref:{m:<id>}:notify`` and the process's one :class:`Hub` connection wakes the
-waiters of that match.  Every other request is handed to Flask on a small thread pool
-(REFEREE_FRONT_THREADS, 8): measured against calling Flask in the event loop itself, the pool
-was faster, because a request's Redis round trips then overlap instead of stalling the loop
-(figures in the README); with 0 threads Flask runs in the loop.
+waiters of that match.  Every other request runs Flask right in the event loop.
+
+Why RSGI (granian's own interface) and Flask in the loop: a request's Redis round trips are
+sub-millisecond, and handing each request to a thread pool and back cost more CPU (GIL handoffs,
+wake-ups) than those round trips stall the loop; RSGI answers with one call where ASGI needs a
+receive and two sends, each waking granian's runtime.  Measured figures are in the README.  Other
+servers serve the plain Flask app (``service.app:create_app``), where a wait holds a thread.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ import logging
 import math
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
@@ -45,7 +47,7 @@ LONG_POLL = re.compile(r"^/matches/([^/]+)$")
 EVENTS = re.compile(r"^/matches/([^/]+)/events$")
 CHANNEL = re.compile(rb"^ref:\{m:(.*)\}:notify$")
 HUB_CHANNEL = "ref:hub"  # nothing is published here; it keeps the pub/sub link subscribed
-Headers = list[tuple[bytes, bytes]]
+Headers = list[tuple[str, str]]
 
 
 @dataclass(eq=False)
@@ -173,35 +175,34 @@ class Hub:
                 log.warning("re-check of watched matches failed: %s", exc)
 
 
-def wsgi_environ(scope: dict, body: bytes) -> dict:
-    server = scope.get("server") or ("localhost", 80)
-    client = scope.get("client") or ("", 0)
+def wsgi_environ(scope, body: bytes) -> dict:
+    """The WSGI environ of an RSGI request (``scope.path`` is already percent-decoded)."""
+    host, _, port = scope.server.rpartition(":")
+    remote, _, remote_port = scope.client.rpartition(":")
     env = {
-        "REQUEST_METHOD": scope["method"],
-        "SCRIPT_NAME": scope.get("root_path", "").encode().decode("latin-1"),
-        "PATH_INFO": scope["path"].encode().decode("latin-1"),
-        "QUERY_STRING": scope["query_string"].decode("latin-1"),
-        "SERVER_NAME": server[0],
-        "SERVER_PORT": str(server[1] or 80),
-        "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
-        "REMOTE_ADDR": client[0],
-        "REMOTE_PORT": str(client[1]),
+        "REQUEST_METHOD": scope.method,
+        "SCRIPT_NAME": "",
+        "PATH_INFO": scope.path.encode().decode("latin-1"),
+        "QUERY_STRING": scope.query_string,
+        "SERVER_NAME": host or "localhost",
+        "SERVER_PORT": port or "80",
+        "SERVER_PROTOCOL": f"HTTP/{scope.http_version}",
+        "REMOTE_ADDR": remote,
+        "REMOTE_PORT": remote_port,
         "wsgi.version": (1, 0),
-        "wsgi.url_scheme": scope.get("scheme", "http"),
+        "wsgi.url_scheme": scope.scheme,
         "wsgi.input": io.BytesIO(body),
         "wsgi.errors": sys.stderr,
-        "wsgi.multithread": True,
+        "wsgi.multithread": False,
         "wsgi.multiprocess": True,
         "wsgi.run_once": False,
     }
-    for raw_name, raw_value in scope["headers"]:
-        name = raw_name.decode("latin-1").upper().replace("-", "_")
-        value = raw_value.decode("latin-1")
+    for raw_name, value in scope.headers.items():
+        name = raw_name.upper().replace("-", "_")
         if name not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
             name = "HTTP_" + name
         env[name] = f"{env[name]},{value}" if name in env else value
-    if body and "CONTENT_LENGTH" not in env:  # a chunked body, read whole
-        env["CONTENT_LENGTH"] = str(len(body))
+    env["wsgi.input_terminated"] = True  # the body is read whole (werkzeug reads a chunked one only then)
     return env
 
 
@@ -214,85 +215,64 @@ def call_wsgi(app: Flask, env: dict) -> tuple[int, Headers, bytes]:
         if hasattr(result, "close"):
             result.close()
     status, headers = started[-2:]
-    return int(status[:3]), [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers], body
+    return int(status[:3]), headers, body
 
 
 def cors_headers(headers: Headers) -> Headers:
-    return [(k, v) for k, v in headers if k.startswith(b"access-control-") or k == b"vary"]
+    return [(k, v) for k, v in headers if k.lower().startswith("access-control-") or k.lower() == "vary"]
 
 
 class Front:
-    """The ASGI application (see the module's docstring)."""
+    """The RSGI application (see the module's docstring)."""
 
     def __init__(self, app: Flask, settings: Settings) -> None:
         self.app = app
         self.settings = settings
         self.referee = app.extensions["referee"]
         self.hub: Hub | None = None  # made on the event loop, at the first wait
-        self.pool = ThreadPoolExecutor(settings.front_threads) if settings.front_threads else None
 
-    async def _flask(self, env: dict) -> tuple[int, Headers, bytes]:
-        """Flask's answer, from the thread pool (or from the event loop itself when REFEREE_FRONT_THREADS=0)."""
-        if self.pool is None:
-            return call_wsgi(self.app, env)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, call_wsgi, self.app, env)
-
-    async def __call__(self, scope: dict, receive, send) -> None:
-        if scope["type"] == "lifespan":
-            return await self._lifespan(receive, send)
-        if scope["type"] != "http":
+    async def __rsgi__(self, scope, proto) -> None:
+        if scope.proto != "http":
             return
-        started = False
-
-        async def tracked(message: dict) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
         try:
-            await self._http(scope, receive, tracked)
+            await self._http(scope, proto)
         except Exception:
             # a defect of the front itself: logged with its traceback, answered as the API's own 500
-            log.exception("%s %s failed", scope["method"], scope["path"])
-            if not started:
-                problem = Problem("internal", "Internal error; it has been logged.")
-                await self._answer(send, problem.status, [(b"content-type", PROBLEM_JSON.encode())],
-                                   orjson.dumps(problem.as_dict()))
+            # (granian refuses a second answer when one has started: that error is ignored)
+            log.exception("%s %s failed", scope.method, scope.path)
+            problem = Problem("internal", "Internal error; it has been logged.")
+            with suppress(Exception):
+                proto.response_bytes(problem.status, [("content-type", PROBLEM_JSON)],
+                                     orjson.dumps(problem.as_dict()))
 
-    async def _http(self, scope: dict, receive, send) -> None:
-        body = await self._body(scope, receive)
+    async def _http(self, scope, proto) -> None:
+        body = await self._body(scope, proto)
         env = wsgi_environ(scope, body)
-        if scope["method"] == "GET":
-            if EVENTS.match(scope["path"]) and "text/event-stream" in env.get("HTTP_ACCEPT", ""):
-                return await self._stream(env, receive, send)
-            if (found := LONG_POLL.match(scope["path"])) and (poll := self._long_poll_args(env)):
-                return await self._long_poll(env, send, found.group(1), *poll)
-        await self._answer(send, *await self._flask(env))
+        if len(body) > self.settings.max_body:  # cut short (a chunked one has no length): Flask refuses it, 413
+            env.pop("HTTP_TRANSFER_ENCODING", None)
+            env["CONTENT_LENGTH"] = str(len(body))
+        if scope.method == "GET":
+            if EVENTS.match(scope.path) and "text/event-stream" in env.get("HTTP_ACCEPT", ""):
+                return await self._stream(env, proto)
+            if (found := LONG_POLL.match(scope.path)) and (poll := self._long_poll_args(env)):
+                return await self._long_poll(env, proto, found.group(1), *poll)
+        proto.response_bytes(*call_wsgi(self.app, env))
 
-    async def _lifespan(self, receive, send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-
-    async def _body(self, scope: dict, receive) -> bytes:
-        """The request body; reading stops past the largest accepted size (Flask then answers 413)."""
-        chunks, size, limit = [], 0, self.settings.max_body
-        while True:
-            message = await receive()
-            chunk = message.get("body", b"")
+    async def _body(self, scope, proto) -> bytes:
+        """The request body, read whole in one call when its length is declared and accepted; a longer one is
+        not read (Flask answers 413 from its length); a chunked one is read up to just past the limit."""
+        length, limit = scope.headers.get("content-length"), self.settings.max_body
+        if length is not None and length.isdigit():
+            return await proto() if 0 < int(length) <= limit else b""
+        if "transfer-encoding" not in scope.headers:
+            return b""
+        chunks, size = [], 0
+        async for chunk in proto:
             size += len(chunk)
             chunks.append(chunk)
-            if not message.get("more_body") or size > limit:
-                return b"".join(chunks)
-
-    @staticmethod
-    async def _answer(send, status: int, headers: Headers, body: bytes) -> None:
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+            if size > limit:
+                break
+        return b"".join(chunks)
 
     def _hub(self) -> Hub:
         if self.hub is None:
@@ -300,11 +280,11 @@ class Front:
             self.hub = Hub(s.redis_url, s.heartbeat, s.redis_timeout, s.redis_cluster)
         return self.hub
 
-    async def _unavailable(self, send, headers: Headers) -> None:
+    @staticmethod
+    def _unavailable(proto, headers: Headers) -> None:
         problem = Problem("redis_unavailable", "The store is unreachable; retry shortly.", retry_after=1)
-        await self._answer(send, problem.status, [(b"content-type", PROBLEM_JSON.encode()),
-                                                  (b"retry-after", b"1"), *cors_headers(headers)],
-                           orjson.dumps(problem.as_dict()))
+        proto.response_bytes(problem.status, [("content-type", PROBLEM_JSON), ("retry-after", "1"),
+                                              *cors_headers(headers)], orjson.dumps(problem.as_dict()))
 
     # -- long-poll --------------------------------------------------------------------------
     @staticmethod
@@ -317,13 +297,13 @@ class Front:
             return None
         return (since, wait) if wait > 0 else None
 
-    async def _long_poll(self, env: dict, send, match_id: str, since: int, wait: float) -> None:
+    async def _long_poll(self, env: dict, proto, match_id: str, since: int, wait: float) -> None:
         """Flask answers once; while the match stays at or below ``since`` that answer stays true, so
         the re-checks only read the version (no view is built) and Flask answers again once it moved."""
         env[HELD] = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(wait, self.settings.max_wait)  # Flask refuses a wait out of range
-        answer = await self._flask(env)
+        answer = call_wsgi(self.app, env)
         if answer[0] == 200 and orjson.loads(answer[2])["version"] <= since:
             try:
                 hub = self._hub()
@@ -337,35 +317,36 @@ class Front:
                             async with asyncio.timeout(left):
                                 await waiter.event.wait()
                     else:
-                        answer = await self._flask(env)
+                        env["wsgi.input"].seek(0)
+                        answer = call_wsgi(self.app, env)
             except (RedisError, OSError, TimeoutError) as exc:
                 log.warning("long-poll answered 503: %r", exc)
-                return await self._unavailable(send, answer[1])
-        await self._answer(send, *answer)
+                return self._unavailable(proto, answer[1])
+        proto.response_bytes(*answer)
 
     # -- event stream -----------------------------------------------------------------------
-    async def _stream(self, env: dict, receive, send) -> None:
+    async def _stream(self, env: dict, proto) -> None:
         front: dict = {}
         env[STREAM] = front
-        status, headers, body = await self._flask(env)
+        status, headers, body = call_wsgi(self.app, env)
         if status != 200 or "stream" not in front:
-            return await self._answer(send, status, headers, body)
+            return proto.response_bytes(status, headers, body)
         stream, after = front["stream"], front["after"]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + front["seconds"]
-        hang_up = None
+        transport = hang_up = None
         try:
             async with self._hub().watch(stream.match_id, -1) as waiter:
-                await send({"type": "http.response.start", "status": 200, "headers": [
-                    (b"content-type", b"text/event-stream; charset=utf-8"),
-                    *((k.lower().encode(), v.encode()) for k, v in sse.HEADERS.items()), *cors_headers(headers)]})
-                hang_up = asyncio.ensure_future(self._hang_up(receive, waiter))
-                await send({"type": "http.response.body", "body": sse.RETRY, "more_body": True})
+                transport = proto.response_stream(200, [
+                    ("content-type", "text/event-stream; charset=utf-8"), *sse.HEADERS.items(),
+                    *cors_headers(headers)])
+                hang_up = asyncio.ensure_future(self._hang_up(proto, waiter))
+                await transport.send_bytes(sse.RETRY)
                 while not waiter.gone:
                     waiter.event.clear()
                     frames, after, waiter.seen, over = sse.catch_up(self.referee, stream, after)
                     if frames:
-                        await send({"type": "http.response.body", "body": frames, "more_body": True})
+                        await transport.send_bytes(frames)
                     if over:
                         return
                     while not waiter.event.is_set():  # a commit, a heartbeat, the deadline or a hang-up
@@ -376,15 +357,15 @@ class Front:
                             async with asyncio.timeout(min(left, self.settings.heartbeat)):
                                 await waiter.event.wait()
                         except TimeoutError:
-                            await send({"type": "http.response.body", "body": sse.HEARTBEAT, "more_body": True})
+                            await transport.send_bytes(sse.HEARTBEAT)
                             stream.renew()
         except (RedisError, OSError, TimeoutError) as exc:
-            if hang_up is None:  # nothing sent yet: answer 503
+            if transport is None:  # nothing sent yet: answer 503
                 log.warning("event stream answered 503: %r", exc)
-                return await self._unavailable(send, headers)
+                return self._unavailable(proto, headers)
             log.warning("event stream ended early (the client resumes): %s", exc)
-        except Exception as exc:  # the connection is gone (the server's own disconnect error) or the match expired
-            if hang_up is None:
+        except Exception as exc:  # the connection is gone (granian's ProtocolClosed) or the match expired
+            if transport is None:
                 raise
             log.warning("event stream ended: %r", exc, exc_info=True)
         finally:
@@ -392,18 +373,15 @@ class Front:
                 hang_up.cancel()
             with suppress(Exception):
                 stream.close()
-            with suppress(Exception):
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     @staticmethod
-    async def _hang_up(receive, waiter: Waiter) -> None:
-        while (await receive())["type"] != "http.disconnect":
-            pass
+    async def _hang_up(proto, waiter: Waiter) -> None:
+        await proto.client_disconnect()
         waiter.gone = True
         waiter.event.set()
 
 
 def create_app() -> Front:
-    """The ASGI application (``granian --interface asgi --factory service.asgi:create_app``)."""
+    """The RSGI application (``granian --interface rsgi --factory service.front:create_app``)."""
     settings = Settings.from_env()
     return Front(create_flask_app(settings), settings)
