@@ -335,7 +335,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--workers", type=int, default=2, help="RQ worker processes (bots, scoring)")
     s.add_argument("--search-workers", type=int, default=1, help=SEARCH_WORKERS_HELP)
-    s.add_argument("--processes", type=int, default=2, help="API processes")
+    s.add_argument("--processes", type=int, default=4,
+                   help="API processes (each runs one request at a time; waiting requests hold none)")
     s.add_argument("--data", default=".referee-data", help="folder of the embedded server's data")
     s.add_argument("--redis-port", type=int, default=None, help="port of the embedded server (default: free)")
     w = sub.add_parser("worker", help="run RQ workers and the sweeper against REDIS_URL")
