@@ -88,12 +88,14 @@ class Referee:
             body["seat"] = seat
         return self.request("POST", f"/matches/{match_id}/join", json=body)
 
-    def match(self, match_id: str, token: str | None = None, since: int | None = None, wait: float = 0) -> dict:
+    def match(self, match_id: str, token: str | None = None, since: int | None = None, wait: float = 0,
+              legal_moves: bool = False) -> dict:
         """The match as the token's seat sees it; with ``since``, held until the version passes it or
-        ``wait`` seconds pass (a dropped connection is retried until then)."""
-        params: dict[str, Any] = {}
+        ``wait`` seconds pass (a dropped connection is retried until then); with ``legal_moves``, the
+        seat's legal moves at that version come in the same answer."""
+        params: dict[str, Any] = {"legal_moves": "true"} if legal_moves else {}
         if since is None:
-            return self.request("GET", f"/matches/{match_id}", token)
+            return self.request("GET", f"/matches/{match_id}", token, params=params)
         params.update(since=since, wait=wait)
         deadline = time.monotonic() + wait + self.timeout
         while True:
@@ -123,14 +125,16 @@ class Referee:
         return self.request("POST", f"/matches/{match_id}/stream-ticket", token)
 
     def stream(self, match_id: str, token: str | None = None, after: int = 0, wait: float | None = None,
-               ticket: str | None = None) -> EventStream:
+               ticket: str | None = None, legal_moves: bool = False) -> EventStream:
         """Follow the match's events as Server-Sent Events until it ends (or ``wait`` seconds pass).
 
         Iterate it for the events; a dropped connection, or a stream the server ends early, is
         resumed from the last event id, so no event is lost or repeated.  ``.end`` is the server's
-        last word once the match is over (None if the stream stopped first).
+        last word once the match is over (None if the stream stopped first).  With ``legal_moves``,
+        whenever the seat is to act a ``{"type": "legal_moves", "version", "moves"}`` item follows
+        the events of that version (again after a reconnect, if still owed).
         """
-        return EventStream(self, match_id, token, after, wait, ticket)
+        return EventStream(self, match_id, token, after, wait, ticket, legal_moves)
 
     def result(self, match_id: str, token: str | None = None) -> dict:
         return self.request("GET", f"/matches/{match_id}/result", token)
@@ -172,9 +176,9 @@ class SeatClient:
     def seat_no(self) -> int | None:
         return self.last.get("seat")
 
-    def match(self, wait: float = 0) -> dict:
+    def match(self, wait: float = 0, legal_moves: bool = False) -> dict:
         since = self.last.get("version") if wait and self.last else None
-        self.last = self.ref.match(self.match_id, self.token, since, wait)
+        self.last = self.ref.match(self.match_id, self.token, since, wait, legal_moves)
         return self.last
 
     def legal_moves(self) -> dict:
@@ -191,8 +195,9 @@ class EventStream:
     """A seat's (or a spectator's) event stream that resumes itself; see :meth:`Referee.stream`."""
 
     def __init__(self, ref: Referee, match_id: str, token: str | None, after: int, wait: float | None,
-                 ticket: str | None) -> None:
+                 ticket: str | None, legal_moves: bool = False) -> None:
         self.ref, self.match_id, self.token, self.ticket = ref, match_id, token, ticket
+        self.legal_moves = legal_moves
         self.last_id = after
         self.deadline = None if wait is None else time.monotonic() + wait
         self.end: dict | None = None
@@ -225,6 +230,8 @@ class EventStream:
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         params: dict[str, Any] = {"ticket": self.ticket} if self.ticket else {}
+        if self.legal_moves:
+            params["legal_moves"] = "true"
         if self.deadline is not None:
             params["wait"] = max(0.0, self.deadline - time.monotonic())
         # a heartbeat comes every 15 s by default: a silence much longer than that is a dead connection
@@ -252,4 +259,7 @@ class EventStream:
                         self.end = json.loads(event["data"])
                         return
                     self.last_id = int(event["id"])
-                    yield json.loads(event["data"])
+                    if event.get("event") == "legal_moves":
+                        yield {"type": "legal_moves", **json.loads(event["data"])}
+                    else:
+                        yield json.loads(event["data"])

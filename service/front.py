@@ -308,17 +308,18 @@ class Front:
             try:
                 hub = self._hub()
                 async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
-                    while await hub.version(match_id) <= since:
-                        waiter.event.clear()
+                    while True:
+                        waiter.event.clear()  # before the re-check: a commit during the read sets it again
+                        if await hub.version(match_id) > since:
+                            env["wsgi.input"].seek(0)
+                            answer = call_wsgi(self.app, env)
+                            break
                         left = deadline - loop.time()
                         if left <= 0:
                             break
                         with suppress(TimeoutError):
                             async with asyncio.timeout(left):
                                 await waiter.event.wait()
-                    else:
-                        env["wsgi.input"].seek(0)
-                        answer = call_wsgi(self.app, env)
             except (RedisError, OSError, TimeoutError) as exc:
                 log.warning("long-poll answered 503: %r", exc)
                 return self._unavailable(proto, answer[1])

@@ -84,6 +84,8 @@ class Stream:
     holder: int | None
     id: str
     lease: float
+    legal: bool = False  # send the viewer's legal moves whenever its seat is to act
+    legal_sent: int = -1  # the version whose legal moves were sent last
 
     def renew(self) -> None:
         if self.holder is not None:
@@ -381,7 +383,8 @@ class Referee:
         match, chosen = self._commit(match_id, decide)
         return {"id": match_id, "seat": chosen, "name": name, "token": token, "status": match.status}
 
-    def snapshot(self, match_id: str, token: str | None, since: int | None = None, wait: float = 0) -> dict:
+    def snapshot(self, match_id: str, token: str | None, since: int | None = None, wait: float = 0,
+                 legal_moves: bool = False) -> dict:
         match = self._load(match_id)
         seat = self.seat_of(match, token)
         if since is not None and wait > 0 and match.version <= since:
@@ -392,7 +395,11 @@ class Referee:
                     break
                 self.store.wait_for_events(match_id, match.seq, int(left * 1000))
                 match = self._load(match_id)
-        return self._snapshot(match, seat)
+        out = self._snapshot(match, seat)
+        if legal_moves:  # read with the view, so both are of one version
+            mine = seat is not None and seat >= 0 and match.status == ACTIVE
+            out["legal_moves"] = GAMES[match.game].legal_moves(match.state, seat) if mine else []
+        return out
 
     def _snapshot(self, match: Match, seat: int | None) -> dict:
         game = GAMES[match.game]
@@ -556,18 +563,24 @@ class Referee:
         return {"events": [public_event(e) for e in raw if visible(e, viewer)], "last_seq": last,
                 "version": head[1], "status": head[0]}
 
+    def turn_moves(self, match_id: str, seat: int) -> tuple[int, list]:
+        """(version, the seat's legal moves): empty unless the match is active and the seat is to act."""
+        match = self._load(match_id)
+        return match.version, GAMES[match.game].legal_moves(match.state, seat) if match.status == ACTIVE else []
+
     def stream_ticket(self, match_id: str, token: str | None) -> dict:
         """A short-lived ticket that opens this seat's event stream without the token in a URL."""
         seat = self._player_seat(self._load(match_id), token)
         ttl = self.settings.ticket_ttl
         return {"ticket": self.store.issue_ticket(match_id, seat, ttl), "expires_in": ttl}
 
-    def open_stream(self, match_id: str, token: str | None, ticket: str | None) -> Stream:
+    def open_stream(self, match_id: str, token: str | None, ticket: str | None, legal: bool = False) -> Stream:
         """Check an event stream's request and count it against its token's open streams."""
         match = self._load(match_id)
         viewer = self._viewer(match, token, ticket)
         holder = HOST if viewer is None and token is not None else viewer  # None: a spectator, not counted
-        stream = Stream(self.store, match_id, viewer, holder, secrets.token_hex(8), 3 * self.settings.heartbeat)
+        stream = Stream(self.store, match_id, viewer, holder, secrets.token_hex(8), 3 * self.settings.heartbeat,
+                        legal and viewer is not None)
         limit = self.settings.max_streams
         if holder is not None and not self.store.open_stream(match_id, holder, stream.id, limit, stream.lease):
             raise Problem("too_many_streams", f"This token already holds {limit} open event streams; close one.",

@@ -195,6 +195,7 @@ class MatchSchema(Schema):
     seed = seed_field(metadata={"description": "Once the match is over (scoring or finished)."})
     clock = fields.Nested(ClockViewSchema, metadata={"description": "Matches with a turn clock: deadlines."})
     rematch = fields.Nested(RematchViewSchema, metadata={"description": "Once a rematch is asked for."})
+    legal_moves = fields.List(fields.Dict(), metadata={"description": "With ?legal_moves=true."})
 
 
 class ListQuerySchema(Schema):
@@ -230,13 +231,19 @@ MATCH = by_game(MatchSchema, lambda game, wire: {
     "options": fields.Nested(game.Options, required=True),
     "view": fields.Nested(wire.view, required=True,
                           metadata={"description": "What the caller's seat may see at the table."}),
-    "result": fields.Nested(OUTCOMES[game.name], metadata={"description": "Once the match is finished."})})
+    "result": fields.Nested(OUTCOMES[game.name], metadata={"description": "Once the match is finished."}),
+    "legal_moves": fields.List(legal_move_field(game, wire), metadata={
+        "description": "With ?legal_moves=true: the caller's legal moves at this version, as GET legal-moves "
+                       "lists them (empty unless the caller's seat is to act, and for a spectator)."})})
 
 
 class SnapshotQuerySchema(Schema):
     since = integer(metadata={"description": "Wait for a version above this."})
     wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=3600), metadata={
         "description": "Seconds to hold the request; the server holds it at most REFEREE_MAX_WAIT (default 60)."})
+    legal_moves = fields.Boolean(load_default=False, metadata={
+        "description": "Also list the caller's legal moves at the answered version: a seat told that its turn "
+                       "has come (a long-poll) learns what it may play in the same answer."})
 
 
 class LegalMovesSchema(Schema):
@@ -292,6 +299,9 @@ class EventsQuerySchema(Schema):
     wait = fields.Float(validate=validate.Range(min=0, max=86400), metadata={
         "description": "text/event-stream only: seconds to keep the stream open (default: until the match ends; "
                        "the server may end a stream sooner, resume it with Last-Event-ID)."})
+    legal_moves = fields.Boolean(load_default=False, metadata={
+        "description": "text/event-stream only: whenever the caller's seat is to act, a `legal_moves` frame "
+                       "(`{version, moves}`) follows the events of that version."})
     ticket = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{16,64}$", error="Not a stream ticket."),
                            metadata={"description": "A stream ticket from POST /matches/{id}/stream-ticket, in "
                                                     "place of the bearer token (for EventSource)."})
@@ -358,7 +368,7 @@ class MatchResource(MethodView):
     def get(self, query, match_id: str):
         """The match as the caller's seat sees it (a spectator without a token); long-polls with since/wait."""
         wait = 0 if request.environ.get(HELD) else query["wait"]  # the front (service/front.py) holds the wait itself
-        return referee().snapshot(match_id, bearer(), query.get("since"), wait)
+        return referee().snapshot(match_id, bearer(), query.get("since"), wait, query["legal_moves"])
 
     @blp.response(200, AbortedSchema)
     @blp.doc(operationId="abortMatch", security=BEARER)
@@ -421,7 +431,9 @@ SSE_DOC = {"responses": {"200": {"description": "The events as JSON (<Game>Event
     "type": "string", "description": "With `Accept: text/event-stream`: Server-Sent Events. `retry:` first; each "
     "event with `id:` (its seq; resume with Last-Event-ID or ?after=), `event:` (its type) and `data:` (the "
     "<Game>Event as JSON); a `: keep-alive` comment every REFEREE_HEARTBEAT seconds; a last `end` event "
-    "(`{status, version, last_seq}`) once the match is finished or aborted."}}}}}}
+    "(`{status, version, last_seq}`) once the match is finished or aborted. With ?legal_moves=true, a `legal_moves` "
+    "frame (`{version, moves}`, the <Game>LegalMoves of the caller's seat; its id is the last event's) follows the "
+    "events of each version at which the caller's seat is to act."}}}}}}
 
 
 @blp.route("/<string:match_id>/events")
@@ -442,7 +454,7 @@ class Events(MethodView):
             if not LAST_EVENT_ID.fullmatch(last) or int(last) > MAX_INT:
                 raise Problem("invalid_body", "Last-Event-ID must be the id (seq) of an event.")
             after = int(last)
-        stream = referee().open_stream(match_id, token, query.get("ticket"))
+        stream = referee().open_stream(match_id, token, query.get("ticket"), query["legal_moves"])
         seconds = min(query.get("wait", float("inf")), referee().settings.stream_max_age)
         front = request.environ.get(STREAM)
         if front is not None:  # the front streams it on its event loop

@@ -2,7 +2,8 @@
 
 A stream sends ``retry:`` first, then every event the viewer may see with ``id:`` (its seq, so
 ``Last-Event-ID`` resumes), a comment line every heartbeat while nothing happens, and a final
-``end`` event once the match is finished or aborted.  A stream that ends without ``end`` (the
+``end`` event once the match is finished or aborted; with ``legal_moves``, the viewer's legal moves
+whenever its seat is to act.  A stream that ends without ``end`` (the
 server's ``REFEREE_STREAM_MAX_AGE``, a restart, a dropped connection) is resumed by the client.
 """
 
@@ -37,6 +38,13 @@ def catch_up(ref: Referee, stream: Stream, after: int) -> tuple[bytes, int, int,
             break
         after = page["last_seq"]
     over = page["status"] in OVER
+    if stream.legal and not over:
+        version, moves = ref.turn_moves(stream.match_id, stream.viewer)
+        # only of the version whose events were just sent (a later one follows its own events)
+        if moves and version == page["version"] and version > stream.legal_sent:
+            stream.legal_sent = version
+            out.append(b"id: %d\nevent: legal_moves\ndata: %s\n\n" % (
+                after, orjson.dumps({"version": version, "moves": moves})))
     if over:
         end = {"status": page["status"], "version": page["version"], "last_seq": after}
         out.append(b"id: %d\nevent: end\ndata: %s\n\n" % (after, orjson.dumps(end)))

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,14 @@ def test_readme_game_examples(server, tmp_path, name, block):
         assert result["status"] == "finished"
     if name == "picture_perfect":
         assert (tmp_path / "photo.svg").read_text().lstrip().startswith("<")
+
+
+def test_readme_python_client_plays_a_match_to_the_end(server):
+    """The README's Python client example, as it stands (its URL pointed at the test server)."""
+    block = re.search(r"## Python client\s*```python\n(.*?)```", README.read_text(), re.S)
+    assert block, "README lost its Python client example"
+    code = block.group(1).replace('"http://127.0.0.1:8000"', repr(server.url))
+    out = subprocess.run([sys.executable, "-c", code], cwd=README.parent, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "'status': 'finished'" in out.stdout and "'winners'" in out.stdout, out.stdout

@@ -16,7 +16,7 @@ from clients.client import Referee, RefereeError
 from clients.watchers import open_stream
 from service.config import Settings
 from service.embedded import free_port
-from tests.conftest import Server
+from tests.conftest import Server, wait_for
 
 ORIGIN = "http://table.example"
 SSE = {"Accept": "text/event-stream"}
@@ -89,6 +89,59 @@ def test_long_poll_held_20_s_and_a_stream_idle_40_s_with_default_settings(ref):
                 if ids[-1] >= max(e["seq"] for e in answer["events"]):
                     break
         assert ids == sorted(set(ids)) and ids[-1] > 2
+
+
+def test_a_long_poll_brings_the_seat_its_legal_moves_of_the_same_version(ref):
+    """?legal_moves=true: the answer that says a seat's turn has come also says what it may play (one
+    request instead of two, and of one version); another seat and a spectator get an empty list."""
+    mid, tokens = two_humans(ref, seed=4)
+    first = ref.match(mid, tokens[0], legal_moves=True)
+    mover = first["to_act"][0]
+    assert "legal_moves" not in ref.match(mid, tokens[0])
+    assert first["legal_moves"] == (ref.legal_moves(mid, tokens[0])["moves"] if mover == 0 else [])
+    assert ref.match(mid, None, legal_moves=True)["legal_moves"] == []
+    other = 1 - mover
+    threading.Timer(1.0, lambda: ref.move(mid, tokens[mover], ref.legal_moves(mid, tokens[mover])["moves"][0])).start()
+    woke = ref.match(mid, tokens[other], since=first["version"], wait=10, legal_moves=True)
+    assert woke["version"] == first["version"] + 1
+    now = ref.legal_moves(mid, tokens[other])
+    assert now["version"] == woke["version"]
+    assert woke["legal_moves"] == (now["moves"] if other in woke["to_act"] else [])
+
+
+def test_a_stream_with_legal_moves_follows_each_turn_of_its_seat_with_its_moves(ref):
+    """?legal_moves=true on a seat's stream: whenever that seat is to act, its legal moves (of that
+    version) follow the events of that version; another seat's moves never appear."""
+    m = ref.create_match("super_blatt", 2, [{"name": "a"}, {"name": "b"}], seed=9)
+    mid, tokens = m["id"], [s["token"] for s in m["seats"]]
+    snap = ref.match(mid, tokens[0])
+    to_act = {snap["version"]: snap["to_act"]}
+    moves_at: dict[int, list] = {}
+    items: list[dict] = []
+    stream = ref.stream(mid, tokens[0], wait=30, legal_moves=True)
+    reader = threading.Thread(target=lambda: [items.append(i) for i in stream])
+    reader.start()
+    for _ in range(8):
+        seat = to_act[max(to_act)][0]
+        legal = ref.legal_moves(mid, tokens[seat])
+        if seat == 0:
+            moves_at[legal["version"]] = legal["moves"]
+        answer = ref.move(mid, tokens[seat], legal["moves"][0], expected_version=legal["version"])
+        to_act[answer["version"]] = answer["to_act"]
+    last = max(to_act)
+    if 0 in to_act[last]:
+        moves_at[last] = ref.legal_moves(mid, tokens[0])["moves"]
+    wait_for(lambda: any(i.get("version", -1) >= last for i in items), timeout=10)
+    ref.abort(mid, m["host_token"])
+    reader.join(10)
+    assert stream.end and stream.end["status"] == "aborted"
+    offered = [i for i in items if i["type"] == "legal_moves"]
+    assert {o["version"]: o["moves"] for o in offered} == moves_at  # every turn of seat 0, once, and only those
+    for o in offered:
+        before = items[:items.index(o)]
+        assert any(e["type"] != "legal_moves" and e["version"] == o["version"] for e in before), o
+    plain = ref.stream(mid, tokens[1], wait=1)
+    assert not any(i["type"] == "legal_moves" for i in plain)
 
 
 def test_a_stream_the_server_ends_is_resumed_without_a_lost_or_repeated_event(tuned):
@@ -264,6 +317,30 @@ def test_blocking_reads_are_sliced_below_the_socket_timeout(redis_client):
     assert 1.4 < time.monotonic() - t0 < 5
 
 
+class RsgiHeaders(dict):
+    def items(self):
+        return list(super().items())
+
+
+class RsgiProto:
+    """granian's RSGI protocol object, as far as the front uses it; answers go to ``sent``."""
+
+    def __init__(self, sent: list) -> None:
+        self.sent = sent
+
+    def response_bytes(self, status, headers, body):
+        self.sent.append((status, headers, body))
+
+    async def client_disconnect(self):
+        await asyncio.sleep(3600)
+
+
+def rsgi_scope(path: str, query: str, headers: dict | None = None):
+    return types.SimpleNamespace(proto="http", method="GET", path=path, query_string=query,
+                                 headers=RsgiHeaders(headers or {}), server="127.0.0.1:80", client="127.0.0.1:5000",
+                                 scheme="http", http_version="1.1")
+
+
 def test_an_unreachable_redis_answers_503_from_the_front(app):
     """The front's own Redis link (pub/sub) down: 503 redis_unavailable with Retry-After, not 500."""
     from service.front import Front
@@ -273,22 +350,8 @@ def test_an_unreachable_redis_answers_503_from_the_front(app):
     mid = app.test_client().post("/matches", json={"game": "super_blatt", "players": 2}).get_json()["id"]
     sent = []
 
-    class Headers(dict):
-        def items(self):
-            return list(super().items())
-
-    class Proto:  # granian's RSGI protocol object, as far as the front uses it
-        def response_bytes(self, status, headers, body):
-            sent.append((status, headers, body))
-
-        async def client_disconnect(self):
-            await asyncio.sleep(3600)
-
     async def call(path, query, headers=None):
-        scope = types.SimpleNamespace(proto="http", method="GET", path=path, query_string=query,
-                                      headers=Headers(headers or {}), server="127.0.0.1:80",
-                                      client="127.0.0.1:5000", scheme="http", http_version="1.1")
-        await Front(app, settings).__rsgi__(scope, Proto())  # a new one per event loop
+        await Front(app, settings).__rsgi__(rsgi_scope(path, query, headers), RsgiProto(sent))  # one per loop
 
     asyncio.run(call(f"/matches/{mid}", "since=5&wait=1"))
     status, headers, body = sent[0]
@@ -297,3 +360,42 @@ def test_an_unreachable_redis_answers_503_from_the_front(app):
     sent.clear()
     asyncio.run(call(f"/matches/{mid}/events", "", {"accept": "text/event-stream"}))
     assert sent[0][0] == 503
+
+
+def test_a_commit_during_the_long_polls_re_check_wakes_it(app):
+    """Regression: the wake-up of a commit that landed while the waiter re-read the version was
+    cleared after that read, so the poll slept to its deadline (seen as a 10 s wait in the README's
+    client loop).  Here the notification arrives during the first re-check."""
+    from contextlib import asynccontextmanager
+
+    from service.front import Front, Waiter
+
+    mid = app.test_client().post("/matches", json={"game": "super_blatt", "players": 2}).get_json()["id"]
+    version = app.test_client().get(f"/matches/{mid}").get_json()["version"]
+
+    class Hub:
+        def __init__(self):
+            self.reads = 0
+
+        @asynccontextmanager
+        async def watch(self, match_id, seen):
+            self.waiter = Waiter(seen)
+            yield self.waiter
+
+        async def version(self, match_id):
+            self.reads += 1
+            if self.reads == 1:
+                self.waiter.wake(version + 1)  # the commit's notification, while this read is under way
+                return version
+            return version + 1
+
+    sent = []
+
+    async def call():
+        front = Front(app, Settings.from_env())
+        front.hub = Hub()
+        await front.__rsgi__(rsgi_scope(f"/matches/{mid}", f"since={version}&wait=5"), RsgiProto(sent))
+
+    t0 = time.monotonic()
+    asyncio.run(call())
+    assert sent[0][0] == 200 and time.monotonic() - t0 < 2, "woken at once, not at the deadline"

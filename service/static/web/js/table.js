@@ -41,11 +41,10 @@ function fail(message) {
 
 // -- loading and refreshing ------------------------------------------------------------------------
 async function load() {
-  const snap = await get(`/matches/${encodeURIComponent(matchId)}`, token);
-  const moves = snap.seat !== null && snap.status === "active" && snap.to_act.includes(snap.seat)
-    ? (await get(`/matches/${matchId}/legal-moves`, token)).moves : [];
+  // one request: the view and this seat's legal moves of one version
+  const snap = await get(`/matches/${encodeURIComponent(matchId)}?legal_moves=true`, token);
   page.snap = snap;
-  page.moves = moves;
+  page.moves = snap.legal_moves ?? [];
 }
 
 /**
