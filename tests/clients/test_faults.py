@@ -27,6 +27,16 @@ from tests.conftest import ROOT, wait_for
 ENV = {"REFEREE_SWEEP_AFTER": "1", "REFEREE_JOB_TIMEOUT": "3"}
 
 
+def sigkill(pid: int) -> bool:
+    """SIGKILL a process listed a moment ago; False if it has exited since (an RQ job's child, or one that
+    died with its parent killed just before)."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def serve(data: Path, port: int, workers: int = 2, wait: bool = True) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | ENV | {"PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--workers",
@@ -215,8 +225,7 @@ def test_killed_workers_and_a_killed_service_leave_no_match_lost_or_stuck(tmp_pa
         for _ in range(8):
             time.sleep(0.3)
             for pid in worker_pids(proc)[:1]:
-                os.kill(pid, signal.SIGKILL)
-                kills += 1
+                kills += sigkill(pid)
         all_finished(url, ids)
 
         # the whole service SIGKILLed at once (API, workers, Valkey) with matches under way
@@ -226,7 +235,7 @@ def test_killed_workers_and_a_killed_service_leave_no_match_lost_or_stuck(tmp_pa
         ids2 = start_bot_matches(url)
         tree = {proc.pid, *descendants(proc.pid)}
         for pid in tree:
-            os.kill(pid, signal.SIGKILL)
+            sigkill(pid)
         proc.wait()
         wait_for(lambda: not any(alive(p) for p in tree), timeout=10)
         proc = serve(data, port)
