@@ -364,7 +364,9 @@ def main(argv: list[str] | None = None) -> None:
                         "(one in ten records every seat's view and fuzzed refusals)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--instructions", action="store_true",
-                        help="api: count instructions per move under valgrind's callgrind (slow; try --moves 200)")
+                        help="api: count instructions per move under valgrind's callgrind (about 2 min per 500 "
+                             "moves; use at least 500: fewer give lumpy figures, a match's setup and the "
+                             "garbage collector landing in one run and not the other)")
     parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # one callgrind run
     args = parser.parse_args(argv)
     for name in args.game or sorted(GAMES):

@@ -213,6 +213,12 @@ class Blueprint(_Blueprint):
                 doc.setdefault("manual_doc", {}).setdefault("operationId", f"{method}{obj.__name__}")
     ARGUMENTS_PARSER = Parser()
 
+    @staticmethod
+    def doc(**kwargs):
+        """flask-smorest's ``doc``, documentation only (its wrapper would be one more call per request)."""
+        documenting = _Blueprint.doc(**kwargs)
+        return lambda func: documentation_only(func, documenting)
+
     def response(self, status_code, schema=None, **kwargs):
         by_game = schema if isinstance(schema, ByGame) else None
         documenting = super().response(status_code, by_game.doc() if by_game else schema, **kwargs)
