@@ -41,7 +41,7 @@ from service.config import Settings
 from service.problems import Problem
 from service.store import match_key, notify_channel
 
-log = logging.getLogger("referee.asgi")
+log = logging.getLogger("referee.front")
 
 LONG_POLL = re.compile(r"^/matches/([^/]+)$")
 EVENTS = re.compile(r"^/matches/([^/]+)/events$")
