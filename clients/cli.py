@@ -97,6 +97,9 @@ def claim_port(host: str, port: int) -> socket.socket:
     except OSError as exc:
         holder.close()
         raise PortTaken(f"{host}:{port} is not free ({exc.strerror or exc})") from None
+    # the claim is this process's alone: a forked worker (and the RQ work-horses it forks) lets go of it,
+    # so a job process outliving a killed `referee serve` cannot keep its restart off the port
+    os.register_at_fork(after_in_child=holder.close)
     return holder
 
 

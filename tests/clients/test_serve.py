@@ -77,3 +77,32 @@ def test_serve_embedded_survives_restart_and_leaves_no_orphans(tmp_path):
         assert ref.match(m["id"], token) == before  # the match came back from the data folder
     finally:
         stop(proc)
+
+
+def test_the_port_claim_is_not_held_by_forked_children():
+    """A worker or RQ work-horse forked by `referee serve` must not keep the claim on the port: the
+    fault test saw a horse outlive a SIGKILLed service and refuse its restart ("port ... is taken")."""
+    from clients.cli import PortTaken, claim_port
+
+    port = free_port()
+    holder = claim_port("127.0.0.1", port)
+    ready, started = os.pipe()
+    child = os.fork()
+    if child == 0:  # a process forked while the claim is held, living on after its parent let go
+        os.write(started, b"1")  # (its at-fork handlers have run by now)
+        time.sleep(5)
+        os._exit(0)
+    os.read(ready, 1)
+    os.close(ready)
+    os.close(started)
+    try:
+        try:
+            claim_port("127.0.0.1", port)
+            raise AssertionError("a second claim while the first is held")
+        except PortTaken:
+            pass
+        holder.close()  # the serving process is gone; its forked child still runs
+        claim_port("127.0.0.1", port).close()
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
