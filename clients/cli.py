@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import signal
@@ -144,7 +145,7 @@ def cmd_serve(args) -> int:
          "--host", args.host, "--port", str(args.port), "--workers", str(args.processes),
          "--backlog", "4096", "--backpressure", str(files), "--workers-kill-timeout", "5",
          "--log-level", "error"],
-        env=env, preexec_fn=die_with_parent)
+        env=env, preexec_fn=functools.partial(die_with_parent, os.getpid()))
     workers = start_workers(args.workers, args.search_workers)
     where = f"embedded server in {os.path.abspath(args.data)}" if embedded else url
     if queue_url := os.environ.get("REFEREE_QUEUE_URL"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import functools
 import os
 import secrets
 import signal
@@ -35,12 +36,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def die_with_parent() -> None:
-    """Ask Linux to SIGTERM this process when its parent dies, so Ctrl-C or a crash leaves no orphan."""
+def die_with_parent(parent: int | None = None) -> None:
+    """Ask Linux to SIGTERM this process when its parent dies, so Ctrl-C or a crash leaves no orphan.
+
+    ``parent``: the pid that started this process.  If it died between the fork and this request
+    (a worker restarted just as ``referee serve`` was killed), the request comes too late: this
+    process is an orphan already, and stops now (seen as sweepers outliving a SIGKILLed service).
+    """
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    if parent is not None and os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _private_file(path: Path, content: str | None = None) -> str:
@@ -105,7 +113,7 @@ class EmbeddedRedis:
         if self._lock is None:
             self._claim_folder(timeout)
         self.proc = subprocess.Popen([server_binary(), str(self._config()), *self.extra], stdin=subprocess.DEVNULL,
-                                     pass_fds=(self._lock,), preexec_fn=die_with_parent)
+                                     pass_fds=(self._lock,), preexec_fn=functools.partial(die_with_parent, os.getpid()))
         client = redis.Redis(port=self.port, password=self.password, socket_connect_timeout=0.2,
                              retry=Retry(NoBackoff(), 0))  # this loop is the retry
         deadline = time.monotonic() + timeout

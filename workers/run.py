@@ -57,10 +57,11 @@ class Worker(SimpleWorker):
             self.scheduler.start()
 
 
-def _work(index: int, search: bool) -> None:
+def _work(index: int, search: bool, parent: int) -> None:
     """A worker of the main queue, or a search worker: the search queue first, then the main one
     when it has no search turn to play (a main worker never takes a search turn)."""
-    die_with_parent()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
@@ -71,9 +72,10 @@ def _work(index: int, search: bool) -> None:
     worker.work(with_scheduler=True, logging_level="WARNING")
 
 
-def _sweep_forever(interval: float) -> None:
+def _sweep_forever(interval: float, parent: int) -> None:
     """One sweeper per host; a lock on the queue's server makes hosts take turns rather than sweep at once."""
-    die_with_parent()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from service.referee import Referee
     from workers.jobs import sweep
@@ -99,10 +101,10 @@ def _spawn(index: int, count: int, search: int) -> mp.Process:
     ctx = mp.get_context("fork")
     if index < count + search:
         is_search = index >= count
-        proc = ctx.Process(target=_work, args=(index, is_search),
+        proc = ctx.Process(target=_work, args=(index, is_search, os.getpid()),
                            name=f"referee-{'search-' * is_search}worker-{index}")
     else:
-        proc = ctx.Process(target=_sweep_forever, args=(SWEEP_INTERVAL,), name="referee-sweeper")
+        proc = ctx.Process(target=_sweep_forever, args=(SWEEP_INTERVAL, os.getpid()), name="referee-sweeper")
     proc.start()
     return proc
 

@@ -106,3 +106,40 @@ def test_the_port_claim_is_not_held_by_forked_children():
     finally:
         os.kill(child, signal.SIGKILL)
         os.waitpid(child, 0)
+
+
+def test_a_child_whose_parent_died_before_it_asked_to_die_with_it_stops():
+    """die_with_parent(parent): when the parent is gone before PR_SET_PDEATHSIG is set (a worker
+    restarted just as the service was SIGKILLed), the child is an orphan already and must stop; such
+    sweepers were found running on after the fault test."""
+    from service.embedded import die_with_parent
+
+    child = os.fork()
+    if child == 0:
+        die_with_parent(parent=os.getppid() + 1_000_000)  # as if the pid that forked us were gone
+        time.sleep(10)
+        os._exit(0)
+    _, status = os.waitpid(child, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
+
+
+def test_a_worker_restarted_by_serve_still_stops_on_sigterm(monkeypatch):
+    """`referee serve` handles SIGTERM itself; a worker or sweeper it forks (again) after installing that
+    handler inherited it, so SIGTERM (its own stop, and the parent-death signal) left it running."""
+    from workers.run import _spawn
+
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")  # nothing there: it only retries
+    stops = []
+    previous = signal.signal(signal.SIGTERM, lambda s, f: stops.append(s))  # as cmd_serve has it
+    try:
+        sweeper = _spawn(0, 0, 0)  # index 0 of no workers: the sweeper
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    time.sleep(0.5)
+    sweeper.terminate()
+    sweeper.join(5)
+    alive_after = sweeper.is_alive()
+    if alive_after:
+        sweeper.kill()
+        sweeper.join()
+    assert not alive_after and sweeper.exitcode == -signal.SIGTERM and not stops
