@@ -85,7 +85,7 @@ class Stream:
     id: str
     lease: float
     legal: bool = False  # send the viewer's legal moves whenever its seat is to act
-    legal_sent: int = -1  # the version whose legal moves were sent last
+    legal_seen: int = -1  # the last version whose legal moves were looked up
 
     def renew(self) -> None:
         if self.holder is not None:
@@ -94,6 +94,11 @@ class Stream:
     def close(self) -> None:
         if self.holder is not None:
             self.store.close_stream(self.match_id, self.holder, self.id)
+
+
+def moves_of(match: Match, seat: int) -> list:
+    """The seat's legal moves: empty unless the match is active (and the game has the seat to act)."""
+    return GAMES[match.game].legal_moves(match.state, seat) if match.status == ACTIVE else []
 
 
 def public_event(event: dict) -> dict:
@@ -397,8 +402,7 @@ class Referee:
                 match = self._load(match_id)
         out = self._snapshot(match, seat)
         if legal_moves:  # read with the view, so both are of one version
-            mine = seat is not None and seat >= 0 and match.status == ACTIVE
-            out["legal_moves"] = GAMES[match.game].legal_moves(match.state, seat) if mine else []
+            out["legal_moves"] = moves_of(match, seat) if seat is not None and seat >= 0 else []
         return out
 
     def _snapshot(self, match: Match, seat: int | None) -> dict:
@@ -430,8 +434,7 @@ class Referee:
     def legal_moves(self, match_id: str, token: str | None) -> dict:
         match = self._load(match_id)
         seat = self._player_seat(match, token)
-        moves = GAMES[match.game].legal_moves(match.state, seat) if match.status == ACTIVE else []
-        return {"game": match.game, "version": match.version, "seat": seat, "moves": moves}
+        return {"game": match.game, "version": match.version, "seat": seat, "moves": moves_of(match, seat)}
 
     def _player_seat(self, match: Match, token: str | None) -> int:
         seat = self.seat_of(match, token, required=True)
@@ -566,7 +569,7 @@ class Referee:
     def turn_moves(self, match_id: str, seat: int) -> tuple[int, list]:
         """(version, the seat's legal moves): empty unless the match is active and the seat is to act."""
         match = self._load(match_id)
-        return match.version, GAMES[match.game].legal_moves(match.state, seat) if match.status == ACTIVE else []
+        return match.version, moves_of(match, seat)
 
     def stream_ticket(self, match_id: str, token: str | None) -> dict:
         """A short-lived ticket that opens this seat's event stream without the token in a URL."""

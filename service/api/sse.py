@@ -38,13 +38,13 @@ def catch_up(ref: Referee, stream: Stream, after: int) -> tuple[bytes, int, int,
             break
         after = page["last_seq"]
     over = page["status"] in OVER
-    if stream.legal and not over:
+    if stream.legal and not over and page["version"] > stream.legal_seen:  # once per version, not per heartbeat
         version, moves = ref.turn_moves(stream.match_id, stream.viewer)
-        # only of the version whose events were just sent (a later one follows its own events)
-        if moves and version == page["version"] and version > stream.legal_sent:
-            stream.legal_sent = version
-            out.append(b"id: %d\nevent: legal_moves\ndata: %s\n\n" % (
-                after, orjson.dumps({"version": version, "moves": moves})))
+        if version == page["version"]:  # of the version whose events were just sent (a later one follows its own)
+            stream.legal_seen = version
+            if moves:
+                out.append(b"id: %d\nevent: legal_moves\ndata: %s\n\n" % (
+                    after, orjson.dumps({"version": version, "moves": moves})))
     if over:
         end = {"status": page["status"], "version": page["version"], "last_seq": after}
         out.append(b"id: %d\nevent: end\ndata: %s\n\n" % (after, orjson.dumps(end)))

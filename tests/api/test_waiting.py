@@ -121,6 +121,7 @@ def test_a_stream_with_legal_moves_follows_each_turn_of_its_seat_with_its_moves(
     stream = ref.stream(mid, tokens[0], wait=30, legal_moves=True)
     reader = threading.Thread(target=lambda: [items.append(i) for i in stream])
     reader.start()
+    wait_for(lambda: items, timeout=10)  # open (its first catch-up sent) before the first move
     for _ in range(8):
         seat = to_act[max(to_act)][0]
         legal = ref.legal_moves(mid, tokens[seat])
@@ -260,11 +261,13 @@ def test_cors_preflight_allowed_and_refused_and_on_streams(tuned, server):
 def test_wait_and_since_out_of_range_are_422(ref):
     mid, tokens = two_humans(ref, seed=15)
     for params in ({"since": 1, "wait": 3601}, {"since": -1, "wait": 1}, {"since": 1, "wait": -1},
-                   {"since": 2**60, "wait": 1}, {"since": 1, "wait": "soon"}):
+                   {"since": 2**60, "wait": 1}, {"since": 1, "wait": "soon"}, {"legal_moves": "maybe"},
+                   {"since": 1, "wait": 1, "legal_moves": "2"}):
         r = requests.get(f"{ref.url}/matches/{mid}", params=params, timeout=10)
         assert r.status_code == 422 and r.json()["code"] == "invalid_body", params
-    r = requests.get(f"{ref.url}/matches/{mid}/events", params={"wait": -1}, headers=SSE, timeout=10)
-    assert r.status_code == 422
+    for params in ({"wait": -1}, {"legal_moves": "maybe"}):
+        r = requests.get(f"{ref.url}/matches/{mid}/events", params=params, headers=SSE, timeout=10)
+        assert r.status_code == 422 and r.json()["code"] == "invalid_body", params
 
 
 def test_bodies_through_the_front_chunked_or_not_within_the_limit(server):
