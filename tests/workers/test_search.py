@@ -9,7 +9,7 @@ import pytest
 
 from service.games import GAMES
 from service.games.base import concretize, matches
-from workers.bots import GREEDY, make_bot
+from workers.bots import GREEDY, SEARCH, make_bot
 from workers.bots.search import Budget, candidates, search
 
 
@@ -66,3 +66,24 @@ def test_the_greedy_move_is_a_root_candidate():
     greedy = GREEDY[name](view, moves, seat, random.Random(0))
     move, _ = search(GAMES[name], view, [], seat, random.Random(0), Budget(iterations=5), extra=greedy)
     assert move == greedy  # the only candidate
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_games_playout_policy_plays_legal_moves_and_its_evaluation_is_a_reward_per_seat(name):
+    """SEARCH in each game's bot module: its playout policy, on states sampled from a seat's view,
+    only makes legal moves; its evaluation gives every seat a reward in [0, 1]."""
+    game, hooks = GAMES[name], SEARCH[name]
+    rng = random.Random(11)
+    for view, _moves, seat in positions(name, 6, seed=8):
+        state = game.sample_state(view, seat, rng)
+        for _ in range(30):
+            if game.is_over(state):
+                break
+            actor = game.to_act(state)[0]
+            legal = game.legal_moves(state, actor)
+            move = hooks.playout(game, state, actor, legal, rng)
+            assert any(matches(move, m) for m in legal), move
+            game.apply(state, actor, move, rng)
+            if hooks.evaluate is not None and not game.is_over(state):
+                reward = hooks.evaluate(state)
+                assert reward is None or (len(reward) == state["players"] and all(0 <= r <= 1 for r in reward))

@@ -3,7 +3,9 @@
 A bot is ``choose(view, moves, seat, rng) -> move``: it sees exactly what its seat sees (the
 view and the legal-move list, ranges included) and returns one concrete move.  Bots that
 search must build a full state with the game's ``sample_state`` rather than peek.  ``search``
-(``search.py``) is the same information-set MCTS for every game, with a budget per decision.
+(``search.py``) is the same information-set MCTS for every game, with a budget per decision;
+each game's module names what the search should use for it (``SEARCH``, a ``search.Hooks``: its
+playout policy, its evaluation of an unfinished deal and the horizon of a playout).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from service.games import GAMES
 from service.games.base import concretize
 
 from . import big_shot, dice_party, paparazzo, picture_perfect, super_blatt
-from .search import DEFAULT_BUDGET, Budget
+from .search import DEFAULT_BUDGET, Budget, Hooks
 from .search import bot as search_bot
 
 Bot = Callable[[dict, list[dict], int, random.Random], dict]
@@ -26,15 +28,14 @@ def random_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> 
     return concretize(rng.choice(moves), rng)
 
 
-GREEDY: dict[str, Bot] = {
-    "super_blatt": super_blatt.greedy,
-    "big_shot": big_shot.greedy,
-    "paparazzo": paparazzo.greedy,
-    "dice_party": dice_party.greedy,
-    "picture_perfect": picture_perfect.greedy,
-}
+MODULES = {"super_blatt": super_blatt, "big_shot": big_shot, "paparazzo": paparazzo, "dice_party": dice_party,
+           "picture_perfect": picture_perfect}
+GREEDY: dict[str, Bot] = {game: module.greedy for game, module in MODULES.items()}
+#: what the search uses for each game: playout policy, evaluation, horizon
+SEARCH: dict[str, Hooks] = {game: module.SEARCH for game, module in MODULES.items()}
 BOTS: dict[str, dict[str, Bot]] = {
-    game: {"random": random_bot, "greedy": greedy, "search": search_bot(GAMES[game], greedy, DEFAULT_BUDGET)}
+    game: {"random": random_bot, "greedy": greedy,
+           "search": search_bot(GAMES[game], greedy, DEFAULT_BUDGET, SEARCH[game])}
     for game, greedy in GREEDY.items()
 }
 
@@ -42,5 +43,5 @@ BOTS: dict[str, dict[str, Bot]] = {
 def make_bot(game: str, kind: str, budget: Budget | None = None) -> Bot:
     """The bot of that kind; ``search`` with the seat's own budget when it asked for one."""
     if kind == "search" and budget is not None:
-        return search_bot(GAMES[game], GREEDY[game], budget)
+        return search_bot(GAMES[game], GREEDY[game], budget, SEARCH[game])
     return BOTS[game][kind]

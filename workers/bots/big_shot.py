@@ -31,6 +31,8 @@ from service.games.big_shot import (
     seat_colors,
 )
 
+from .search import Hooks
+
 BID_SHARE = 0.7  # bid up to this share of the auction's swing
 QUALIFY_BONUS = 12.0  # millions a lot is worth beyond its value while its colour has fewer than 2
 MAX_INTEREST = 3  # never take the 4th and later loans (they cost 4+ millions each)
@@ -209,3 +211,6 @@ def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict
     if "decline" in kinds:
         return {"type": "decline"}
     return {"type": "pass"}
+
+
+SEARCH = Hooks()

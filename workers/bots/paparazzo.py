@@ -11,14 +11,26 @@ to Stunk only when the cash now beats what the photo should bring and the commis
 
 from __future__ import annotations
 
+import math
 import random
 
-from service.games.base import concretize
-from service.games.paparazzo import BONUS_PER_PHOTO, CELEBRITIES, DECK_SIZE, PHOTOS_EACH, VALUES
+from service.games.base import concretize, is_span
+from service.games.paparazzo import (
+    BONUS_PER_PHOTO,
+    CELEBRITIES,
+    DECK_SIZE,
+    GAME,
+    PHOTOS_EACH,
+    VALUES,
+    reckoning,
+)
+
+from .search import Hooks
 
 K = len(CELEBRITIES)
 PLAYED_SHARE = 0.7  # roughly the share of hand cards that reach the market before the end
 PRICE_GUESS = 0.6  # what the others are expected to offer, as a share of the photo's expected value
+EVAL_SCALE = 6_000  # dollars of lead that make a win about e times as likely, in the search's evaluation
 MEDIATOR_KEEP = 0.35  # a mediator buys only if the gain beats this share of the price (lost commission)
 
 
@@ -172,3 +184,23 @@ def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict
         if score > best_score:
             best, best_score = m, score
     return best if best is not None else concretize(moves[0], rng)
+
+
+def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
+    """The greedy bot, shown the view of the seat to act in the determinized state."""
+    if len(moves) == 1 and not any(is_span(v) for v in moves[0].values()):
+        return moves[0]
+    return greedy(GAME.view(state, seat), moves, seat, rng)
+
+
+def evaluate(state: dict) -> list[float]:
+    """Each seat's chance to win, from its worth if the hand were scored now (a softmax)."""
+    result = reckoning(state["owned"], state["markers"], state["cash"], state["penalties"])
+    worth = [t + r["worth"] for t, r in zip(state["totals"], result, strict=True)]
+    top = max(worth)
+    weights = [math.exp((w - top) / EVAL_SCALE) for w in worth]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=None)

@@ -27,6 +27,8 @@ from service.games.picture_perfect.data import (
 )
 from service.games.picture_perfect.photo import Layout
 
+from .search import Hooks
+
 UNKNOWN_BID = 3  # decorations an unseen envelope is worth to us (2 decorations = 1 point)
 PEEK_PRICE = 2
 PLAN_BUDGET = 0.012  # seconds of local search per placement decision
@@ -286,3 +288,6 @@ def _placement(view: dict, moves: list[dict], seat: int, rng: random.Random) -> 
     return {"type": "done"}
 
 
+
+
+SEARCH = Hooks()

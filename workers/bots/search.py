@@ -3,18 +3,31 @@ as in OpenSpiel's ``ISMCTSBot``), the same code for every game.
 
 Each iteration deals one determinization with the game's ``sample_state(view, seat, rng)`` --
 the bot never sees the true state -- and walks one tree keyed by moves, choosing among the moves
-legal in that determinization by UCB with availability counts, then plays the deal out (random
-moves by default; a game may name a better playout policy).
-Every node keeps each seat's reward, and the seat to act at a node picks by its own reward
-(max^n), so the same search serves 2 to 6 players.  Simultaneous decisions are walked one seat
-at a time in ``to_act`` order (our seat first at the root).
+legal in that determinization by UCB with availability counts, then plays the deal out with the
+game's playout policy, for at most the game's horizon of moves, and scores where it stopped with
+the game's evaluation (or the result, if the match ended).  Every node keeps each seat's reward,
+and the seat to act at a node picks by its own reward (max^n), so the same search serves 2 to 6
+players.  Simultaneous decisions are walked one seat at a time in ``to_act`` order (our seat
+first at the root).
 
-A numeric range in a legal move is searched at a few evenly spaced values.  The root also
-considers the greedy bot's move, and that move stands unless another beats it by a standard
-error: playouts are noisy, and a few of them should not overrule a good heuristic.
+What a game adds is one ``Hooks`` value, ``SEARCH`` in its bot module (``workers/bots/<game>.py``):
+the playout policy (random moves unless it names one; usually a cheap form of its greedy bot),
+the evaluation of an unfinished deal and the horizon.  Below the root a node grows by
+progressive widening, the playout policy's move first, so that a few iterations follow the
+policy's line instead of trying every reply once.
 
-The budget is iterations, milliseconds, or both (whichever ends first).  With iterations only,
-a decision is a function of (view, moves, seed): reproducible.
+The root is walked in rounds: each round deals one determinization and tries every root
+candidate still in the race on it, with the same seed for the playout's chance, so two
+candidates are compared on the same cards and dice (common random numbers); after each round a
+candidate that trails the best by ``DROP`` standard errors of the paired differences leaves the
+race.  A numeric range in a legal move is searched at a few values: evenly spaced in a short range,
+else its lowest, 1, 2, 4... steps above and its highest.  The root also
+considers the greedy bot's move, and that move stands unless another beats it by ``CONFIDENCE``
+standard errors of the paired differences: a few noisy playouts should not overrule a good
+heuristic.
+
+The budget is iterations (playouts), milliseconds, or both (whichever ends first).  With
+iterations only, a decision is a function of (view, moves, seed): reproducible.
 """
 
 from __future__ import annotations
@@ -32,12 +45,18 @@ from service.games.base import concretize, is_span
 
 #: exploration constant of UCB1 (rewards lie in [0, 1])
 EXPLORATION = 0.7
-#: values tried for one numeric range in a move
+#: values tried for one numeric range in a move (a long range: its lowest, 1, 2, 4... steps up, its highest)
 RANGE_POINTS = 5
 #: standard errors by which a move must beat the greedy bot's before the search plays it instead
 CONFIDENCE = 1.0
+#: standard errors by which a root candidate trails the best before it leaves the race
+DROP = 3.0
+#: rounds before a root candidate may leave the race
+MIN_ROUNDS = 4
 #: share of the reward that a winning share carries; the rest ranks by score among the rest
 WIN_WEIGHT = 0.8
+#: below the root a node has at most ``WIDEN * visits ** 0.5`` children (at least one)
+WIDEN = 0.5
 
 
 @dataclass(frozen=True)
@@ -53,6 +72,37 @@ class Budget:
 
 
 DEFAULT_BUDGET = Budget(ms=1000)
+
+Policy = Callable[[Game, dict, int, list[dict], random.Random], dict]
+
+
+def random_policy(game: Game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
+    return concretize(rng.choice(moves), rng)
+
+
+def bot_policy(bot: Callable) -> Policy:
+    """A playout policy that asks a bot, showing it only the view of the seat to act."""
+
+    def policy(game: Game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
+        return bot(game.view(state, seat), moves, seat, rng)
+
+    return policy
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What a game tells the search (``SEARCH`` in its bot module).
+
+    ``playout(game, state, seat, moves, rng)`` picks a concrete legal move for the seat to act in
+    a determinized state (it may read the whole state: a determinization holds nothing true);
+    ``evaluate(state)`` gives each seat's reward in [0, 1] for an unfinished state, or None where
+    it cannot judge (the playout goes on); it is asked once a playout has made ``horizon`` moves
+    (``horizon`` None: play to the end).
+    """
+
+    playout: Policy = random_policy
+    evaluate: Callable[[dict], list[float] | None] | None = None
+    horizon: int | None = None
 
 
 class Node:
@@ -76,6 +126,13 @@ class Node:
             return math.inf
         return self.mean(self.actor) + EXPLORATION * math.sqrt(math.log(self.avail) / self.visits)
 
+    def update(self, reward: list[float]) -> None:
+        self.visits += 1
+        if not self.totals:
+            self.totals = [0.0] * len(reward)
+        for p, r in enumerate(reward):
+            self.totals[p] += r
+
 
 def candidates(moves: list[dict]) -> list[dict]:
     """Concrete moves to search: each range at ``RANGE_POINTS`` evenly spaced values (ends included)."""
@@ -89,7 +146,11 @@ def candidates(moves: list[dict]) -> list[dict]:
         for k in spans:
             lo, hi, step = move[k]["min"], move[k]["max"], move[k]["step"]
             n = (hi - lo) // step
-            picks = sorted({lo + step * round(n * i / (RANGE_POINTS - 1)) for i in range(RANGE_POINTS)})
+            if n < 2 * RANGE_POINTS:  # a short range: evenly spaced, ends included
+                offsets = {round(n * i / (RANGE_POINTS - 1)) for i in range(RANGE_POINTS)}
+            else:  # a long one (a bid, an offer): near its low end, where a sound bid is, doubling
+                offsets = {0} | {2 ** i for i in range(RANGE_POINTS - 2)} | {n}
+            picks = sorted(lo + step * i for i in offsets)
             variants = [{**v, k: p} for v in variants for p in picks]
         out.extend(variants)
     return out
@@ -110,67 +171,101 @@ def rewards(game: Game, state: dict) -> list[float]:
             for p, s in enumerate(scores)]
 
 
-Policy = Callable[[Game, dict, int, list[dict], random.Random], dict]
+def _descend(game: Game, state: dict, node: Node, hooks: Hooks, rng: random.Random) -> list[Node] | None:
+    """Walk the tree below a root child on one determinization until a node is added or the game
+    ends; the nodes passed, or None when the deal strands the seat to act (the iteration is dropped).
 
-
-def random_policy(game: Game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
-    return concretize(rng.choice(moves), rng)
-
-
-def bot_policy(bot: Callable) -> Policy:
-    """A playout policy that asks a bot, showing it only the view of the seat to act."""
-
-    def policy(game: Game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
-        return bot(game.view(state, seat), moves, seat, rng)
-
-    return policy
-
-
-def _descend(game: Game, state: dict, node: Node, actor: int, legal: list[dict],
-             rng: random.Random) -> list[Node] | None:
-    """Walk the tree on one determinization by UCB until a new node is added or the game ends;
-    the nodes passed, or None when the sampled deal refuses a root move or strands the seat to act
-    (the iteration is dropped)."""
+    A node may have ``WIDEN * sqrt(visits)`` children legal in this deal; while it may have more,
+    the playout policy's move is added (or, if it is there already, a random untried one)."""
     path = []
-    while True:
-        if not legal:  # the sampled deal left the seat to act stuck: it cannot be the true state
+    while not game.is_over(state):
+        actor = game.to_act(state)[0]
+        moves = game.legal_moves(state, actor)
+        if not moves:  # the sampled deal left the seat to act stuck: it cannot be the true state
             return None
-        untried = []
-        best, best_ucb = None, -math.inf
-        for m in legal:
+        legal, untried = [], []
+        for m in candidates(moves):
             k = _key(m)
             child = node.children.get(k)
             if child is None:
                 untried.append((k, m))
-                continue
-            child.avail += 1
-            u = child.ucb()
-            if u > best_ucb:
-                best, best_ucb = child, u
-        if untried:
-            k, m = untried[rng.randrange(len(untried))]
+            else:
+                legal.append(child)
+        best = None
+        if not legal or (untried and len(legal) < WIDEN * math.sqrt(node.visits)):
+            m = hooks.playout(game, state, actor, moves, rng)
+            k = _key(m)
+            if k in node.children:
+                k, m = untried[rng.randrange(len(untried))]
             best = Node(actor, m)
+            node.children[k] = best
+        else:
+            for child in legal:
+                child.avail += 1
+            best = max(legal, key=Node.ucb)
         try:
             game.apply(state, actor, best.move, rng)
         except GameError:
             return None
-        if untried:
-            node.children[k] = best
         path.append(best)
-        node = best
-        if untried or game.is_over(state):
+        if not best.visits:
             return path
+        node = best
+    return path
+
+
+def _play_out(game: Game, state: dict, hooks: Hooks, moves_left: float, rng: random.Random) -> list[float] | None:
+    """Play the determinization on with the playout policy; each seat's reward where it stopped,
+    None if it strands a seat with no legal move."""
+    while not game.is_over(state):
+        if moves_left <= 0 and hooks.evaluate is not None:
+            reward = hooks.evaluate(state)
+            if reward is not None:
+                return reward
         actor = game.to_act(state)[0]
-        legal = candidates(game.legal_moves(state, actor))
+        moves = game.legal_moves(state, actor)
+        if not moves:
+            return None
+        game.apply(state, actor, hooks.playout(game, state, actor, moves, rng), rng)
+        moves_left -= 1
+    return rewards(game, state)
+
+
+class _Arm:
+    """A root candidate: its subtree and its reward in each round (None where the deal refused it)."""
+
+    __slots__ = ("key", "node", "results")
+
+    def __init__(self, key: bytes, move: dict, seat: int) -> None:
+        self.key = key
+        self.node = Node(seat, move)
+        self.results: list[float | None] = []
+
+
+def _paired(a: _Arm, b: _Arm) -> tuple[float, float, int]:
+    """Mean and standard error of ``a``'s reward minus ``b``'s over the rounds both were played."""
+    diffs = [x - y for x, y in zip(a.results, b.results) if x is not None and y is not None]
+    n = len(diffs)
+    if n < 2:
+        return (diffs[0] if diffs else 0.0), math.inf, n
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean, math.sqrt(max(var, 1e-4) / n), n
+
+
+def _mean(arm: _Arm) -> float:
+    got = [r for r in arm.results if r is not None]
+    return sum(got) / len(got) if got else -math.inf
 
 
 def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Random, budget: Budget,
-           extra: dict | None = None, playout: Policy = random_policy) -> tuple[dict, int]:
-    """The move to play and how many iterations chose it.
+           extra: dict | None = None, hooks: Hooks | None = None) -> tuple[dict, int]:
+    """The move to play and how many iterations (playouts) chose it.
 
-    ``extra`` is one more root candidate (the greedy bot's choice); ``playout`` plays each
-    determinization to the end once it leaves the tree.
+    ``extra`` is one more root candidate (the greedy bot's choice); ``hooks`` the game's playout
+    policy, evaluation and horizon.
     """
+    hooks = hooks or Hooks()
     root_moves = candidates(moves)
     if extra is not None and all(_key(extra) != _key(m) for m in root_moves):
         root_moves.append(extra)
@@ -178,62 +273,62 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
         return root_moves[0], 0
     deadline = time.perf_counter() + budget.ms / 1000 if budget.ms is not None else math.inf
     limit = budget.iterations if budget.iterations is not None else math.inf
-    root = Node(seat, None)
+    arms = [_Arm(_key(m), m, seat) for m in root_moves]
+    default = next((a for a in arms if extra is not None and a.key == _key(extra)), None)
+    racing = list(arms)
     frozen = orjson.dumps(view)  # a fresh copy per deal: a sampled state may share lists with the view
-    done = 0
+    horizon = hooks.horizon if hooks.horizon is not None else math.inf
+    done = rounds = 0
     while done < limit and (done == 0 or time.perf_counter() < deadline):
-        done += 1
-        state = game.sample_state(orjson.loads(frozen), seat, rng)
-        path = _descend(game, state, root, seat, root_moves, rng)
-        if path is None:
-            continue
-        if not _play_out(game, state, playout, rng):
-            continue
-        reward = rewards(game, state)
-        for child in path:
-            child.visits += 1
-            if not child.totals:
-                child.totals = [0.0] * len(reward)
-            for p, r in enumerate(reward):
-                child.totals[p] += r
-    if not root.children:  # no sampled deal allowed any of our moves (a sample_state out of step with the view)
+        rounds += 1
+        deal = orjson.dumps(game.sample_state(orjson.loads(frozen), seat, rng))
+        chance = rng.getrandbits(64)
+        for arm in arms:
+            arm.results.append(None)
+        for arm in racing:
+            if done >= limit or (done and time.perf_counter() >= deadline):
+                break
+            done += 1
+            state = orjson.loads(deal)
+            prng = random.Random(chance)  # the same dice and shuffles for every candidate of this round
+            try:
+                game.apply(state, seat, arm.node.move, prng)
+            except GameError:  # this deal refuses the move: it cannot be the true state for it
+                continue
+            path = _descend(game, state, arm.node, hooks, prng)
+            if path is None:
+                continue
+            reward = _play_out(game, state, hooks, horizon - len(path) - 1, prng)
+            if reward is None:
+                continue
+            arm.node.update(reward)
+            for node in path:
+                node.update(reward)
+            arm.results[-1] = reward[seat]
+        if rounds >= MIN_ROUNDS and len(racing) > 2:
+            leader = max(racing, key=_mean)
+            racing = [a for a in racing if a is leader or a is default or not _trails(a, leader)]
+    played = [a for a in arms if a.node.visits]
+    if not played:  # no sampled deal allowed any of our moves (a sample_state out of step with the view)
         return (extra or root_moves[0]), done
-    best = max(root.children.values(), key=lambda c: (c.visits, c.mean(seat)))
-    default = root.children.get(_key(extra)) if extra is not None else None
-    if default is not None and default is not best and not _clearly_better(best, default, seat):
-        best = default
-    return best.move, done
+    best = max(played, key=_mean)
+    if default is not None and default is not best and default.node.visits:
+        mean, se, _ = _paired(best, default)
+        if mean <= CONFIDENCE * se:
+            best = default
+    return best.node.move, done
 
 
-def _play_out(game: Game, state: dict, playout: Policy, rng: random.Random) -> bool:
-    """Play the determinization to its end; False if it strands a seat with no legal move."""
-    while not game.is_over(state):
-        actor = game.to_act(state)[0]
-        moves = game.legal_moves(state, actor)
-        if not moves:
-            return False
-        game.apply(state, actor, playout(game, state, actor, moves, rng), rng)
-    return True
+def _trails(a: _Arm, leader: _Arm) -> bool:
+    mean, se, n = _paired(leader, a)
+    return n >= MIN_ROUNDS and mean > DROP * se
 
 
-def _clearly_better(a: Node, b: Node, seat: int) -> bool:
-    """Whether ``a``'s mean reward beats ``b``'s by more than ``CONFIDENCE`` standard errors.
-
-    Playouts are noisy (dice, random play): the greedy bot's move stands unless the search has
-    seen enough to overrule it.  Rewards lie in [0, 1], so each has a variance of at most 1/4.
-    """
-    if not a.visits or not b.visits:
-        return bool(a.visits)
-    margin = CONFIDENCE * math.sqrt(0.25 / a.visits + 0.25 / b.visits)
-    return a.mean(seat) - b.mean(seat) > margin
-
-
-def bot(game: Game, greedy: Callable | None, budget: Budget = DEFAULT_BUDGET,
-        playout: Policy = random_policy) -> Callable:
+def bot(game: Game, greedy: Callable | None, budget: Budget = DEFAULT_BUDGET, hooks: Hooks | None = None) -> Callable:
     """A ``choose(view, moves, seat, rng)`` for this game and budget."""
 
     def choose(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
         extra = greedy(view, moves, seat, random.Random(rng.random())) if greedy is not None else None
-        return search(game, view, moves, seat, rng, budget, extra, playout)[0]
+        return search(game, view, moves, seat, rng, budget, extra, hooks)[0]
 
     return choose
