@@ -10,7 +10,7 @@ from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 
-from service.api import Api, Problem, problem_response, redis_unavailable
+from service.api import INTERNAL, Api, Problem, problem_answer, problem_response, redis_unavailable
 from service.api import games as games_api
 from service.api import health as health_api
 from service.api import ladder as ladder_api
@@ -18,6 +18,7 @@ from service.api import lifecycle as lifecycle_api
 from service.api import matches as matches_api
 from service.api import web as web_api
 from service.api.contract import camel, move_field
+from service.api.lanes import STATUS_LINES, Lanes, sized
 from service.config import Settings
 from service.connections import connect
 from service.games import GAMES
@@ -45,13 +46,29 @@ class OrjsonProvider(DefaultJSONProvider):
 
 
 class RefereeFlask(Flask):
-    """Flask without the per-call coroutine check: no view here is async, and the check
-    (``inspect.iscoroutinefunction`` on every view and decorator layer) costs on every request."""
+    """Flask with hot lanes for the requests of every move (service/api/lanes.py), and without the
+    per-call coroutine check: no view here is async, and the check (``inspect.iscoroutinefunction``
+    on every view and decorator layer) costs on every request."""
 
     json_provider_class = OrjsonProvider
+    lanes: Lanes | None = None
 
     def ensure_sync(self, func):
         return func
+
+    def wsgi_app(self, environ, start_response):
+        try:
+            answer = self.lanes(environ) if self.lanes is not None else None
+        except Exception:
+            if self.testing:
+                raise
+            self.logger.exception("Exception on %s [%s]", environ.get("PATH_INFO"), environ.get("REQUEST_METHOD"))
+            answer = sized(*problem_answer(Problem("internal", INTERNAL)))
+        if answer is None:
+            return super().wsgi_app(environ, start_response)
+        status, headers, body = answer
+        start_response(STATUS_LINES[status], headers)
+        return [body]
 
 
 def create_app(settings: Settings | None = None, client: redis.Redis | None = None) -> Flask:
@@ -93,6 +110,8 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     for error in (redis.ConnectionError, redis.TimeoutError):  # BusyLoadingError (restarting) is one
         app.register_error_handler(error, redis_unavailable)
     app.extensions["referee_api"] = api
+    if not settings.cors_origins:  # flask-cors adds its headers in Flask's own dispatch
+        app.lanes = Lanes(app, matches_api.HOT)
     return app
 
 

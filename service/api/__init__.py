@@ -11,7 +11,7 @@ from functools import wraps
 from typing import Any
 
 import orjson
-from flask import Response, current_app, json, request
+from flask import Response, current_app, request
 from flask_smorest import Api as _Api
 from flask_smorest import Blueprint as _Blueprint
 from flask_smorest.spec import prepare_response
@@ -44,23 +44,38 @@ class ProblemSchema(Schema):
     errors = fields.Dict(metadata={"description": "For invalid_body: what was wrong, field by field."})
 
 
-def problem_response(problem: Problem, headers: dict | None = None):
-    body = json.dumps(problem.as_dict()) + "\n"
-    resp = current_app.response_class(body, status=problem.status, mimetype=PROBLEM_JSON, headers=headers)
+#: how every JSON answer is encoded (Flask's JSON provider and the hot lanes share it)
+JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_APPEND_NEWLINE
+
+
+def problem_answer(problem: Problem) -> tuple[int, list[tuple[str, str]], bytes]:
+    """(status, headers, body) of a problem: the one encoding of every error answer."""
+    headers = [("Content-Type", PROBLEM_JSON)]
     if problem.retry_after is not None:
-        resp.headers["Retry-After"] = str(problem.retry_after)
+        headers.append(("Retry-After", str(problem.retry_after)))
+    return problem.status, headers, orjson.dumps(problem.as_dict(), option=JSON_OPTIONS)
+
+
+def problem_response(problem: Problem, headers: dict | None = None):
+    status, more, body = problem_answer(problem)
+    resp = current_app.response_class(body, status=status, mimetype=PROBLEM_JSON, headers=headers)
+    resp.headers.update(more[1:])
     return resp
 
 
-def redis_unavailable(error: Exception):
+def store_unavailable(app, error: Exception) -> Problem:
     """Redis is down or restarting (``referee serve`` restarts its embedded server): a 503 the client
     may retry, never a 500.  The client reconnects by itself on a later request."""
-    current_app.logger.warning("Redis unavailable: %s", error)
-    retry = current_app.extensions["referee"].settings.retry_after
-    return problem_response(Problem("redis_unavailable", "The store is unreachable; retry shortly.",
-                                    retry_after=retry))
+    app.logger.warning("Redis unavailable: %s", error)
+    return Problem("redis_unavailable", "The store is unreachable; retry shortly.",
+                   retry_after=app.extensions["referee"].settings.retry_after)
 
 
+def redis_unavailable(error: Exception):
+    return problem_response(store_unavailable(current_app, error))
+
+
+INTERNAL = "The server failed on this request; it was logged."
 _HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large",
                422: "invalid_body"}
 
@@ -96,7 +111,7 @@ class Api(_Api):
         code = _HTTP_CODES.get(error.code or 500)
         if code is None:
             current_app.logger.error("unexpected HTTP error %s", error)
-            return problem_response(Problem("internal", "The server failed on this request; it was logged."))
+            return problem_response(Problem("internal", INTERNAL))
         data = getattr(error, "data", None) or {}
         messages = data.get("messages")
         extra = {"errors": messages} if messages else {}
@@ -193,6 +208,14 @@ def first_difference(sent: Any, dumped: Any, path: str = "") -> str:
     return f"{path}: sent {sent!r}, the schema makes it {dumped!r}"
 
 
+def check_answer(name: str, dumper: Schema, result: Any) -> None:
+    """Under ``app.testing``: the answer as on the wire must come out of its schema's dump unchanged."""
+    sent = orjson.loads(orjson.dumps(result, option=JSON_OPTIONS))
+    dumped = dumper.dump(sent)
+    if dumped != sent:
+        raise AssertionError(f"{name} answered outside {type(dumper).__name__}: {first_difference(sent, dumped)}")
+
+
 class Blueprint(_Blueprint):
     """flask-smorest's Blueprint whose ``@response`` documents the schema and sends the answer as built,
     and whose ``@arguments`` read JSON strictly (``parse_json``).
@@ -223,6 +246,7 @@ class Blueprint(_Blueprint):
         by_game = schema if isinstance(schema, ByGame) else None
         documenting = super().response(status_code, by_game.doc() if by_game else schema, **kwargs)
         single = resolve_schema_instance(schema) if schema is not None and by_game is None else None
+        dumper = None if schema is None else by_game.dumper if by_game else (lambda result: single)
 
         def decorator(func):
             @wraps(func)
@@ -230,20 +254,27 @@ class Blueprint(_Blueprint):
                 result, status, headers = unpack_tuple_response(func(*args, **kw))
                 if isinstance(result, Response):
                     return result
-                if current_app.testing and schema is not None:
-                    dumper = by_game.dumper(result) if by_game else single
-                    sent = current_app.json.loads(current_app.json.dumps(result))  # as on the wire
-                    dumped = dumper.dump(sent)
-                    if dumped != sent:
-                        raise AssertionError(f"{func.__qualname__} answered outside {type(dumper).__name__}: "
-                                             f"{first_difference(sent, dumped)}")
+                if current_app.testing and dumper is not None:
+                    check_answer(func.__qualname__, dumper(result), result)
                 resp = current_app.json.response(result)
                 resp.status_code = status or status_code
                 if headers:
                     resp.headers.update(headers)
                 return resp
 
+            wrapper.answer = (status_code, dumper)  # for a hot lane (service/api/lanes.py)
             return documentation_only(wrapper, documenting)
+
+        return decorator
+
+    def arguments(self, schema, **kwargs):
+        """flask-smorest's ``arguments``; the loading schema is kept on the view for a hot lane."""
+        decorate = super().arguments(schema, **kwargs)
+
+        def decorator(func):
+            wrapper = decorate(func)
+            wrapper.body_schema = resolve_schema_instance(schema)
+            return wrapper
 
         return decorator
 
@@ -296,11 +327,13 @@ TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
 
 
 def bearer() -> str | None:
-    """The seat or host token from ``Authorization: Bearer <token>`` (None when absent).
+    """The seat or host token from ``Authorization: Bearer <token>`` (None when absent)."""
+    return bearer_token(request.headers.get("Authorization"))
 
-    A malformed one (another scheme, non-ASCII, spaces) is refused, never taken for no token.
-    """
-    header = request.headers.get("Authorization")
+
+def bearer_token(header: str | None) -> str | None:
+    """The token of an Authorization header; a malformed one (another scheme, non-ASCII, spaces) is
+    refused, never taken for no token."""
     if header is None:
         return None
     scheme, _, token = header.strip().partition(" ")

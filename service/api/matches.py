@@ -35,6 +35,7 @@ from service.api.contract import (
 )
 from service.games import GAMES
 from service.problems import Problem
+from service.referee import Referee
 
 blp = Blueprint("matches", __name__, url_prefix="/matches",
                 description="Matches: seats, views, legal moves, moves and events")
@@ -261,6 +262,8 @@ LEGAL_MOVES = by_game(LegalMovesSchema, lambda game, wire: {
 class AnyMove(fields.Raw):
     """A JSON object, checked against the match's game by the referee (documented as that game's <Game>Move)."""
 
+    json_type = dict  # all a hot lane checks (service/api/lanes.py)
+
     def _deserialize(self, value, attr, data, **kwargs):
         if not isinstance(value, dict):
             raise ValidationError("Not a valid mapping type.")
@@ -419,10 +422,14 @@ class Moves(MethodView):
               "stale_version", "invalid_move", "illegal_move", "idempotency_mismatch", "body_too_large", "busy")
     def post(self, body, match_id: str):
         """Submit a move; it is validated, applied and committed by compare-and-set on the version."""
-        key = request.headers.get("Idempotency-Key")
-        if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
-            raise Problem("invalid_body", "Idempotency-Key must be 1 to 128 printable ASCII characters.")
-        return referee().apply_move(match_id, bearer(), None, body["move"], body["expected_version"], key)
+        return submit_move(referee(), match_id, bearer(), body, request.headers.get("Idempotency-Key"))
+
+
+def submit_move(ref: Referee, match_id: str, token: str | None, body: dict, key: str | None) -> dict:
+    """POST /matches/{id}/moves once its body is loaded (the route and its hot lane)."""
+    if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
+        raise Problem("invalid_body", "Idempotency-Key must be 1 to 128 printable ASCII characters.")
+    return ref.apply_move(match_id, token, None, body["move"], body["expected_version"], key)
 
 
 SSE_DOC = {"responses": {"200": {"description": "The events as JSON (<Game>Events), or as a live stream.", "content": {
@@ -493,3 +500,11 @@ class Photo(MethodView):
         """Picture Perfect: that seat's final photo (the computed photo and each guest's score), as SVG."""
         svg = referee().photo(match_id, bearer(), seat)
         return Response(svg, mimetype="image/svg+xml")
+
+
+#: the two requests of every move, answered by hot lanes (service/api/lanes.py) with these routes' own code
+HOT = {
+    LegalMoves.get: lambda ref, call: ref.legal_moves(call.match_id, call.token),
+    Moves.post: lambda ref, call: submit_move(ref, call.match_id, call.token, call.body,
+                                              call.header("Idempotency-Key")),
+}
