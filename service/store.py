@@ -38,8 +38,11 @@ from typing import Any
 
 import orjson
 import redis
+from hiredis import pack_command
 from redis.client import Pipeline
 from redis.cluster import RedisCluster
+from redis.commands.core import Script
+from redis.exceptions import NoScriptError
 
 log = logging.getLogger("referee.store")
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result")
@@ -191,9 +194,34 @@ class Store:
             local.pid = os.getpid()
         return local.client
 
+    def call(self, *args: Any) -> Any:
+        """One command of a move's path (HMGET, EVALSHA) straight on this thread's connection.
+
+        redis-py's per-command machinery (option parsing, retry wrapper, type checks of every
+        argument, response callbacks) costs more instructions than packing and parsing; these
+        commands need none of it.  A failed connection falls back to the client's own command,
+        which reconnects and retries exactly as any other call does.
+        """
+        client = self.redis
+        conn = getattr(client, "connection", None)  # a thread's single-connection client; not a cluster
+        if conn is not None:
+            try:
+                conn.send_packed_command((pack_command(args),), check_health=False)
+                return conn.read_response()
+            except (redis.ConnectionError, redis.TimeoutError):
+                conn.disconnect()  # the client's retry reconnects it
+        return client.execute_command(*args)
+
+    def run(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+        """A registered Lua script through ``call``; the server loads it again when it has forgotten it."""
+        try:
+            return self.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return script(keys=keys, args=args, client=self.redis)
+
     # -- reading --------------------------------------------------------------------------
     def load(self, match_id: str) -> Match | None:
-        raw = self.redis.hmget(match_key(match_id), FIELDS)
+        raw = self.call("HMGET", match_key(match_id), *FIELDS)
         return None if raw[0] is None else Match.from_raw(match_id, raw)
 
     def events(self, match_id: str, after: int, count: int = 1000) -> list[dict]:
@@ -324,7 +352,7 @@ class Store:
         """
         key = match_key(match_id)
         for _ in range(retries):
-            raw = self.redis.hmget(key, FIELDS)
+            raw = self.call("HMGET", key, *FIELDS)
             if raw[0] is None:
                 raise LookupError(match_id)
             match = Match.from_raw(match_id, raw)
@@ -352,7 +380,7 @@ class Store:
         for e in match.new_events:
             args += [f"0-{e['seq']}", dumps(e)]
         keys = [match_key(match.id), events_key(match.id)] + ([idem[0]] if idem else [])
-        done = self._cas_script(keys=keys, args=args, client=self.redis)
+        done = self.run(self._cas_script, keys, args)
         if done == 2:
             raise AlreadyAnswered(idem[0] if idem else "")
         return bool(done)

@@ -197,3 +197,34 @@ def test_a_failure_inside_a_lane_is_the_apis_own_500_and_logged(app, monkeypatch
         r = app.test_client().get("/matches/x/legal-moves", headers={"Authorization": "Bearer abc"})
     assert r.status_code == 500 and r.json["code"] == "internal" and r.content_type == "application/problem+json"
     assert "boom" in caplog.text
+
+
+def test_a_move_survives_a_forgotten_script_and_a_dropped_connection(app, redis_client, monkeypatch):
+    """The store's lean command path (Store.call) falls back to redis-py's own: a server that forgot the
+    compare-and-set script loads it again, a connection the server dropped is reopened."""
+    ref = app.extensions["referee"]
+    mid, tokens, _ = new_match(app, 99)
+    client = app.test_client()
+
+    def play_one() -> None:
+        seat = ref.snapshot(mid, tokens[0])["to_act"][0]
+        legal = client.get(f"/matches/{mid}/legal-moves", headers={"Authorization": f"Bearer {tokens[seat]}"}).json
+        r = client.post(f"/matches/{mid}/moves", headers={"Authorization": f"Bearer {tokens[seat]}"},
+                        json={"move": legal["moves"][0], "expected_version": legal["version"]})
+        assert r.status_code == 200, r.json
+        assert r.json["version"] == legal["version"] + 1
+
+    play_one()
+    own = ref.store.redis
+    slow = []
+    monkeypatch.setattr(own, "execute_command", lambda *a, **k: slow.append(a[0]) or type(own).execute_command(
+        own, *a, **k))
+    redis_client.script_flush()
+    play_one()
+    assert "SCRIPT LOAD" in slow  # the script was loaded again
+    conn = own.connection
+    conn.send_command("CLIENT", "ID")
+    redis_client.client_kill_filter(_id=conn.read_response())
+    slow.clear()
+    play_one()
+    assert "HMGET" in slow  # the dropped connection's command went the client's own way, and reconnected
