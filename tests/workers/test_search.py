@@ -87,3 +87,14 @@ def test_the_games_playout_policy_plays_legal_moves_and_its_evaluation_is_a_rewa
             if hooks.evaluate is not None and not game.is_over(state):
                 reward = hooks.evaluate(state)
                 assert reward is None or (len(reward) == state["players"] and all(0 <= r <= 1 for r in reward))
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_one_iteration_plays_the_greedy_move(name):
+    """The greedy bot's move is tried first and stands until another beats it: a single playout
+    cannot overrule it."""
+    for view, moves, seat in positions(name, 3, seed=12):
+        greedy = GREEDY[name](view, moves, seat, random.Random(4))
+        move, _ = search(GAMES[name], view, moves, seat, random.Random(4), Budget(iterations=1), extra=greedy,
+                         hooks=SEARCH[name])
+        assert move == greedy

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import random
 
 from service.games.big_shot import (
     COLORS,
+    DEBIT,
     GAME,
     LOT_NAMES,
     LOT_PARK,
@@ -35,6 +37,9 @@ from .search import Hooks
 
 BID_SHARE = 0.7  # bid up to this share of the auction's swing
 QUALIFY_BONUS = 12.0  # millions a lot is worth beyond its value while its colour has fewer than 2
+QUALIFY_PENALTY = 30.0  # millions a colour's projected balance loses per lot it lacks to qualify (search)
+EVAL_SCALE = 12.0  # millions of lead that make a win about e times as likely, in the search's evaluation
+HORIZON = 6  # moves a search playout makes before it looks for the next round's start to evaluate
 MAX_INTEREST = 3  # never take the 4th and later loans (they cost 4+ millions each)
 PARK_PAIRS = {p: [i for i in range(NLOTS) if LOT_PARK[i] == p] for p in PARKS}
 
@@ -180,8 +185,12 @@ def _cash(state: dict, seat: int) -> int:
 
 
 def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    return decide(GAME.sample_state(view, seat, rng), moves, seat, rng)
+
+
+def decide(state: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    """The greedy bot's choice on a full state (one sampled from its view, or the search's deal)."""
     kinds = {m["type"] for m in moves}
-    state = GAME.sample_state(view, seat, rng)
     board = Board(state, seat)
     if "place" in kinds:
         _, plan = allocate(board, state["hand"])
@@ -213,4 +222,32 @@ def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict
     return {"type": "pass"}
 
 
-SEARCH = Hooks()
+def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
+    if len(moves) == 1 and "amount" not in moves[0]:
+        return moves[0]
+    return decide(state, moves, seat, rng)
+
+
+def evaluate(state: dict) -> list[float] | None:
+    """At the start of a round: each seat's chance to win from its projected balance (a softmax).
+
+    A colour's balance is its cash less its debts plus the lots it would take now, each by the
+    board's confidence, and less ``QUALIFY_PENALTY`` per lot it still lacks to qualify."""
+    if state["phase"] not in ("loans", "bidding") or state["high_bidder"] is not None or any(state["passed"]):
+        return None
+    board = Board(state, 0)
+    held = [0.0] * len(COLORS)
+    value = [float(state["cash"][c] - DEBIT * state["debits"][c]) for c in range(len(COLORS))]
+    for i, (w, conf) in enumerate(board.proj):
+        if w is not None:
+            held[w] += conf
+            value[w] += conf * conf * (board.worth(i, w) - (QUALIFY_BONUS if board.needs[w] else 0.0))
+    seats = [sum(value[c] - QUALIFY_PENALTY * max(0.0, MIN_LOTS - held[c]) for c in seat_colors(state["owner"], s))
+             for s in range(state["players"])]
+    top = max(seats)
+    weights = [math.exp((v - top) / EVAL_SCALE) for v in seats]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=HORIZON)

@@ -19,7 +19,6 @@ from functools import cache, lru_cache
 from math import comb, factorial
 
 from service.games.dice_party import (
-    GAME,
     MOBS,
     PARTY_PEOPLE,
     PROVOKE_MIN,
@@ -33,7 +32,6 @@ from service.games.dice_party import (
 from .search import Hooks
 
 HORIZON = 40  # turns of each party the race looks ahead
-HORIZON_MOVES = 6  # moves a search playout makes before the race above judges the position
 
 
 # -- exact next-roll probabilities ------------------------------------------------------------
@@ -309,13 +307,4 @@ def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random)
     return greedy(game.view(state, seat), moves, seat, rng)
 
 
-def evaluate(state: dict) -> list[float]:
-    """Each seat's share of the race the greedy bot sees (the roll on the table aside)."""
-    view = state if not state["full_game"] else GAME.view(state, None)
-    chances = [max(0.0, _value(view, s, state["parties"], state["wallets"][s])) if state["in_round"][s] else 0.0
-               for s in range(state["players"])]
-    total = sum(chances)
-    return [c / total for c in chances] if total > 0 else [1 / len(chances)] * len(chances)
-
-
-SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=HORIZON_MOVES)
+SEARCH = Hooks(playout=playout)

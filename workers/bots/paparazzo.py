@@ -11,7 +11,6 @@ to Stunk only when the cash now beats what the photo should bring and the commis
 
 from __future__ import annotations
 
-import math
 import random
 
 from service.games.base import concretize, is_span
@@ -22,7 +21,6 @@ from service.games.paparazzo import (
     GAME,
     PHOTOS_EACH,
     VALUES,
-    reckoning,
 )
 
 from .search import Hooks
@@ -30,7 +28,6 @@ from .search import Hooks
 K = len(CELEBRITIES)
 PLAYED_SHARE = 0.7  # roughly the share of hand cards that reach the market before the end
 PRICE_GUESS = 0.6  # what the others are expected to offer, as a share of the photo's expected value
-EVAL_SCALE = 6_000  # dollars of lead that make a win about e times as likely, in the search's evaluation
 MEDIATOR_KEEP = 0.35  # a mediator buys only if the gain beats this share of the price (lost commission)
 
 
@@ -193,14 +190,4 @@ def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random)
     return greedy(GAME.view(state, seat), moves, seat, rng)
 
 
-def evaluate(state: dict) -> list[float]:
-    """Each seat's chance to win, from its worth if the hand were scored now (a softmax)."""
-    result = reckoning(state["owned"], state["markers"], state["cash"], state["penalties"])
-    worth = [t + r["worth"] for t, r in zip(state["totals"], result, strict=True)]
-    top = max(worth)
-    weights = [math.exp((w - top) / EVAL_SCALE) for w in worth]
-    total = sum(weights)
-    return [w / total for w in weights]
-
-
-SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=None)
+SEARCH = Hooks(playout=playout)

@@ -11,12 +11,14 @@ is positive.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
-from service.games.base import concretize
+from service.games.base import concretize, is_span
 from service.games.picture_perfect.data import (
     DECK_SIZE,
+    DECORATIONS_PER_POINT,
     GUEST_INDEX,
     GUEST_SQUARES,
     GUESTS,
@@ -33,6 +35,8 @@ UNKNOWN_BID = 3  # decorations an unseen envelope is worth to us (2 decorations 
 PEEK_PRICE = 2
 PLAN_BUDGET = 0.012  # seconds of local search per placement decision
 ADD_BUDGET = 0.008  # then seconds for adding unknown guests (the decision stays well under 50 ms)
+KNOWN_POINTS = 2.0  # what a guest whose envelope a seat has seen brings to its photo, roughly (search)
+EVAL_SCALE = 4.0  # points of lead that make a win about e times as likely, in the search's evaluation
 EASY = {"area", "nobody_in_front", "face_hidden", "not_next_to"}
 
 
@@ -290,4 +294,31 @@ def _placement(view: dict, moves: list[dict], seat: int, rng: random.Random) -> 
 
 
 
-SEARCH = Hooks()
+def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
+    """The greedy bot's rules before the final placement (a search evaluates where that starts)."""
+    if len(moves) == 1 and not any(is_span(v) for v in moves[0].values()):
+        return moves[0]
+    if state["phase"] == "placement":
+        return {"type": "done"}
+    return greedy(game.view(state, seat), moves, seat, rng)
+
+
+def evaluate(state: dict) -> list[float] | None:
+    """At the final placement: each seat's chance to win by what it knows (a softmax over
+    ``KNOWN_POINTS`` per envelope it has seen, more for its VIP cards, and its decoration points)."""
+    if state["phase"] != "placement":
+        return None
+    points = []
+    for s in range(state["players"]):
+        known = state["known"][s]
+        value = sum(KNOWN_POINTS * (1 + vips) for vips in known.values())
+        if state["auctions"]:
+            value += state["decorations"][s] // DECORATIONS_PER_POINT
+        points.append(value)
+    top = max(points)
+    weights = [math.exp((p - top) / EVAL_SCALE) for p in points]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=0)

@@ -275,6 +275,9 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
     limit = budget.iterations if budget.iterations is not None else math.inf
     arms = [_Arm(_key(m), m, seat) for m in root_moves]
     default = next((a for a in arms if extra is not None and a.key == _key(extra)), None)
+    if default is not None:  # played first in every round: the move to beat
+        arms.remove(default)
+        arms.insert(0, default)
     racing = list(arms)
     frozen = orjson.dumps(view)  # a fresh copy per deal: a sampled state may share lists with the view
     horizon = hooks.horizon if hooks.horizon is not None else math.inf
@@ -312,7 +315,9 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
     if not played:  # no sampled deal allowed any of our moves (a sample_state out of step with the view)
         return (extra or root_moves[0]), done
     best = max(played, key=_mean)
-    if default is not None and default is not best and default.node.visits:
+    if default is not None and not default.node.visits:
+        best = default
+    elif default is not None and default is not best:
         mean, se, _ = _paired(best, default)
         if mean <= CONFIDENCE * se:
             best = default
