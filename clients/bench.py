@@ -44,6 +44,7 @@ from service.config import Settings
 from service.connections import connect
 from service.games import GAMES
 from service.games.base import GameError, concretize
+from service.referee import Actor
 from workers.bots import BOTS, Budget, make_bot
 
 
@@ -243,7 +244,7 @@ def bench_memory(game, matches: int, seed: int) -> None:
                 while match.status == "active":
                     seat = game.to_act(match.state)[0]
                     move = concretize(rng.choice(game.legal_moves(match.state, seat)), rng)
-                    ref.apply_move(m["id"], None, seat, move)
+                    ref.apply_move(m["id"], Actor.playing(seat), move)
                     match = ref.store.load(m["id"])
                 ref.score(m["id"])
                 sizes.append(sum(client.memory_usage(k, samples=0) or 0
@@ -289,7 +290,7 @@ def bench_api(game, moves: int, seed: int, repeat: int | None = None) -> None:
             """The same call made on the referee directly; its CPU."""
             t0 = time.process_time()
             out = (ref.legal_moves(mid, token) if body is None
-                   else ref.apply_move(mid, token, None, body["move"], body["expected_version"]))
+                   else ref.apply_move(mid, Actor.of(token), body["move"], body["expected_version"]))
             return time.process_time() - t0, out
 
         def play(call) -> tuple[float, float]:

@@ -17,6 +17,7 @@ from openskill.models import PlackettLuce
 
 from service.problems import Problem
 from service.referee import HOST, Referee
+from service.store import Status
 
 MODEL = PlackettLuce()
 RATED_TTL = 30 * 24 * 3600  # how long a match id is remembered as rated
@@ -104,10 +105,10 @@ def report(ref: Referee, match_id: str, token: str | None, entrants: list[str], 
         raise Problem("invalid_body", f"Name one entrant per seat: this match has {players}.")
     if any(not 0 <= s < players for s in forfeits):
         raise Problem("invalid_body", f"Forfeits are seats 0 to {players - 1}.")
-    if match.status == "finished" and not forfeits:
+    if match.status == Status.FINISHED and not forfeits:
         place = {seat: i + 1 for i, tied in enumerate(match.result["ranking"]) for seat in tied}
         ranks, winners = [place[s] for s in range(players)], match.result["winners"]
-    elif match.status == "aborted" and forfeits and len(set(forfeits)) < players:
+    elif match.status == Status.ABORTED and forfeits and len(set(forfeits)) < players:
         ranks = [2 if s in forfeits else 1 for s in range(players)]
         winners = [s for s in range(players) if s not in forfeits]
     else:

@@ -29,11 +29,10 @@ from service.config import Settings
 from service.games import BOT_KINDS, DEFAULT_MOVES, GAMES, Game, GameError
 from service.problems import Problem
 from service.record import FORMAT_VERSION, match_rng, rank_forfeits
-from service.store import AlreadyAnswered, Conflict, Match, Store, dumps, idem_key, pending_key
+from service.store import AlreadyAnswered, Conflict, Match, Status, Store, dumps, idem_key, pending_key
 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
-ACTIVE = "active"
 
 
 def new_token() -> str:
@@ -71,6 +70,28 @@ def visible(event: dict, seat: int | None) -> bool:
     return to == "all" or (seat is not None and seat in to)
 
 
+@dataclass(frozen=True)
+class Actor:
+    """Who makes a move: a player, by its token, or the referee playing ``seat`` (a bot, a clock's
+    default move, an away seat), only while the match is still at ``at_version``, the version that owed it."""
+
+    token: str | None = None
+    seat: int | None = None
+    at_version: int | None = None
+
+    @classmethod
+    def of(cls, token: str | None) -> Actor:
+        return cls(token=token)
+
+    @classmethod
+    def playing(cls, seat: int, at_version: int | None = None) -> Actor:
+        return cls(seat=seat, at_version=at_version)
+
+    @property
+    def player(self) -> bool:
+        return self.seat is None
+
+
 @dataclass
 class Stream:
     """One open event stream: whose events it shows, and its lease among its token's open streams.
@@ -98,7 +119,7 @@ class Stream:
 
 def moves_of(match: Match, seat: int) -> list:
     """The seat's legal moves: empty unless the match is active (and the game has the seat to act)."""
-    return GAMES[match.game].legal_moves(match.state, seat) if match.status == ACTIVE else []
+    return GAMES[match.game].legal_moves(match.state, seat) if match.status == Status.ACTIVE else []
 
 
 def public_event(event: dict) -> dict:
@@ -124,7 +145,7 @@ def public_seats(meta: dict) -> list[dict]:
 def listing_item(match_id: str, summary: dict) -> dict:
     """What anyone may know of a listed match: never its seed or tokens."""
     seats = public_seats(summary["meta"])
-    waiting = summary["status"] == "waiting"
+    waiting = summary["status"] == Status.WAITING
     return {"id": match_id, "game": summary["game"], "title": GAMES[summary["game"]].title,
             "status": summary["status"], "version": summary["version"], "players": len(seats),
             "seats": seats, "open_seats": sum(1 for s in seats if not s["joined"]) if waiting else 0,
@@ -180,7 +201,7 @@ class Referee:
     @staticmethod
     def owed_bots(match: Match) -> list[int]:
         """The seats a worker plays (bots, away, out) that owe a decision now (none unless active)."""
-        if match.status != ACTIVE:
+        if match.status != Status.ACTIVE:
             return []
         seats = match.meta["seats"]
         return [s for s in GAMES[match.game].to_act(match.state) if player_of(seats[s])]
@@ -191,7 +212,7 @@ class Referee:
         if "clock" not in match.meta:
             return
         owing = []
-        if match.status == ACTIVE:
+        if match.status == Status.ACTIVE:
             seats = match.meta["seats"]
             owing = [s for s in GAMES[match.game].to_act(match.state) if not player_of(seats[s])]
         stopped = clock.update_timers(match.meta, owing, time.time(), match.version + 1, mover)
@@ -204,8 +225,8 @@ class Referee:
         the queue's pending set for the sweeper, which drops it once it owes none.
         """
         bots = self.owed_bots(match)
-        scoring = match.status == "scoring"
-        timeouts = clock.started(match.meta, version) if match.status == ACTIVE else []
+        scoring = match.status == Status.SCORING
+        timeouts = clock.started(match.meta, version) if match.status == Status.ACTIVE else []
         void = match.void_jobs
         if not bots and not scoring and not timeouts and not void:
             return None
@@ -310,7 +331,8 @@ class Referee:
             entry["joined"] = bool(entry["bot"] or entry["name"])
             meta_seats.append(entry)
         state, opening = game.opening(players, options, match_rng(seed, "setup"))
-        match = Match(id=match_id or secrets.token_hex(8), game=game.name, status="waiting", version=0, state=state,
+        match = Match(id=match_id or secrets.token_hex(8), game=game.name, status=Status.WAITING, version=0,
+                      state=state,
                       meta={"players": players, "options": options, "seed": seed, "seats": meta_seats,
                             "created": time.time(), **clocked},
                       auth=auth, seq=0, result=None)
@@ -355,7 +377,7 @@ class Referee:
 
     def _maybe_start(self, match: Match) -> None:
         if all(s["joined"] for s in match.meta["seats"]):
-            match.status = ACTIVE
+            match.status = Status.ACTIVE
             game = GAMES[match.game]
             match.emit([{"type": "match_started", "data": {"to_act": game.to_act(match.state)}, "to": "all"}])
             self._tick(match)
@@ -364,7 +386,7 @@ class Referee:
         token = new_token()
 
         def decide(match: Match) -> int:
-            if match.status != "waiting":
+            if match.status != Status.WAITING:
                 raise Problem("not_waiting", "This match is not waiting for players.")
             seats = match.meta["seats"]
             if seat is None:
@@ -414,7 +436,7 @@ class Referee:
             "status": match.status,
             "version": match.version,
             "seat": viewer,
-            "to_act": [] if match.status != ACTIVE else game.to_act(match.state),
+            "to_act": [] if match.status != Status.ACTIVE else game.to_act(match.state),
             "seats": public_seats(match.meta),
             "options": match.meta["options"],
             "view": game.view(match.state, viewer),
@@ -427,7 +449,7 @@ class Referee:
         if rematch is not None:  # a seat's new token only to that seat
             mine = rematch["seats"].get(str(viewer)) if viewer is not None else None
             out["rematch"] = {"id": rematch["id"], **(mine or {})}
-        if match.status in ("scoring", "finished"):  # the game is over: nothing is hidden any more
+        if match.status in (Status.SCORING, Status.FINISHED):  # the game is over: nothing is hidden any more
             out["seed"] = match.meta["seed"]
         return out
 
@@ -442,10 +464,9 @@ class Referee:
             raise Problem("not_a_seat", "The host token has no seat; use a seat token.")
         return seat
 
-    def apply_move(self, match_id: str, token: str | None, as_seat: int | None, move: Any,
-                   expected_version: int | None = None, idempotency_key: str | None = None,
-                   at_version: int | None = None) -> dict:
-        """The one path a move takes, from HTTP (token) or from a bot job (``as_seat``).
+    def apply_move(self, match_id: str, actor: Actor, move: Any, expected_version: int | None = None,
+                   idempotency_key: str | None = None) -> dict:
+        """The one path a move takes, from a player (HTTP) or from the referee playing a seat (a job).
 
         An ``idempotency_key`` already answered is caught inside the commit's compare-and-set, or,
         when the replay is refused on the new state, by looking up the earlier answer.  The key is
@@ -455,12 +476,12 @@ class Referee:
         digest = request_digest(move, expected_version) if idempotency_key is not None else ""
 
         def decide(match: Match) -> int:
-            seat = as_seat if as_seat is not None else self._player_seat(match, token)
-            if at_version is not None and match.version != at_version:
+            seat = actor.seat if actor.seat is not None else self._player_seat(match, actor.token)
+            if actor.at_version is not None and match.version != actor.at_version:
                 raise Problem("stale_version", "The bot's turn has passed.")
-            if match.status == "waiting":
+            if match.status == Status.WAITING:
                 raise Problem("match_not_started", "The match is still waiting for players.")
-            if match.status != ACTIVE:
+            if match.status != Status.ACTIVE:
                 raise Problem("match_over", f"The match is {match.status}; no more moves.")
             if expected_version is not None and expected_version != match.version:
                 raise Problem("stale_version",
@@ -474,14 +495,14 @@ class Referee:
             if seat not in game.to_act(match.state):
                 raise Problem("not_your_turn", f"Seat {seat} is not to act now.")
             seat_meta = match.meta["seats"][seat]
-            if as_seat is None and seat_meta.get("out"):
+            if actor.player and seat_meta.get("out"):
                 raise Problem("seat_out", f"Seat {seat} forfeited the match; the referee plays its default moves.")
-            if as_seat is None and seat_meta.get("away"):  # the owner acts again: back from the bot
+            if actor.player and seat_meta.get("away"):  # the owner acts again: back from the bot
                 del seat_meta["away"]
                 match.meta_changed = True
                 match.emit([{"type": "back", "data": {"seat": seat}, "to": "all"}])
             self._play(match, game, seat, parsed)
-            to_act = game.to_act(match.state) if match.status == ACTIVE else []
+            to_act = game.to_act(match.state) if match.status == Status.ACTIVE else []
             answer.update(
                 game=match.game, version=match.version + 1, status=match.status, to_act=to_act,
                 events=[public_event(e) for e in match.new_events if visible(e, seat)],
@@ -497,11 +518,11 @@ class Referee:
         try:
             self._commit(match_id, decide, idempotent)
         except AlreadyAnswered:
-            return self._earlier_answer(match_id, token, idempotency_key, digest)
+            return self._earlier_answer(match_id, actor.token, idempotency_key, digest)
         except Problem as exc:
-            if idempotency_key is not None and token is not None and exc.code != "bad_token":
+            if idempotency_key is not None and actor.player and exc.code != "bad_token":
                 # the same key may have been answered while this request was refused: answer as then
-                earlier = self._earlier_answer(match_id, token, idempotency_key, digest, required=False)
+                earlier = self._earlier_answer(match_id, actor.token, idempotency_key, digest, required=False)
                 if earlier is not None:
                     return earlier
             raise
@@ -517,7 +538,7 @@ class Referee:
         # what others may learn of a move, each game says in events of its own.  ``at`` is for the record.
         events.insert(0, {"type": "moved", "data": {"seat": seat, "move": move}, "to": [seat], "at": time.time()})
         if game.is_over(match.state):
-            match.status = "scoring"
+            match.status = Status.SCORING
             events.append({"type": "match_scoring", "data": {}, "to": "all"})
         match.emit(events)
         self._tick(match, mover=seat)
@@ -614,9 +635,9 @@ class Referee:
         def decide(match: Match) -> None:
             if self.seat_of(match, token, required=True) != HOST:
                 raise Problem("not_host", "Only the host token can abort a match.")
-            if match.status in ("finished", "aborted"):
+            if match.status.over:
                 raise Problem("match_over", f"The match is already {match.status}.")
-            match.status = "aborted"
+            match.status = Status.ABORTED
             match.emit([{"type": "match_aborted", "data": {}, "to": "all"}])
             self._tick(match)
 
@@ -660,9 +681,9 @@ class Referee:
     def _own_seat(self, match: Match, token: str | None) -> tuple[int, dict]:
         """The caller's seat of an active match, for away and back (a seat that forfeited stays out)."""
         seat = self._player_seat(match, token)
-        if match.status == "waiting":
+        if match.status == Status.WAITING:
             raise Problem("match_not_started", "The match is still waiting for players.")
-        if match.status != ACTIVE:
+        if match.status != Status.ACTIVE:
             raise Problem("match_over", f"The match is {match.status}.")
         entry = match.meta["seats"][seat]
         if entry.get("out"):
@@ -676,7 +697,7 @@ class Referee:
         compare-and-set decides between the timeout and a move landing at the same instant."""
         def decide(match: Match) -> str:
             timer = match.meta.get("timers", {}).get(str(seat))
-            if match.status != ACTIVE or timer is None or timer["set_at"] != version:
+            if match.status != Status.ACTIVE or timer is None or timer["set_at"] != version:
                 return "not owed"
             if time.time() < timer["deadline"]:
                 return "early"
@@ -708,7 +729,7 @@ class Referee:
         """Everything needed to replay a finished match: seed, options, seats, every move."""
         match = self._load(match_id)
         self.seat_of(match, token)
-        if match.status != "finished":
+        if match.status != Status.FINISHED:
             raise Problem("not_over", f"The match is {match.status}; its record is kept once it is finished.")
         moves, after = [], 0
         while batch := self.store.events(match_id, after):
@@ -733,7 +754,7 @@ class Referee:
 
         def decide(match: Match) -> dict:
             asked.update(seat=self._player_seat(match, token), made=False)
-            if match.status != "finished":
+            if match.status != Status.FINISHED:
                 raise Problem("not_over", f"The match is {match.status}; a rematch follows a finished match.")
             plan = match.meta.get("rematch")
             if plan is None:
@@ -776,13 +797,13 @@ class Referee:
     def score(self, match_id: str) -> bool:
         """Compute the final result and finish the match; False when there was nothing to do."""
         def decide(match: Match) -> bool:
-            if match.status != "scoring":
+            if match.status != Status.SCORING:
                 return False
             outcome = GAMES[match.game].final_result(match.state).as_dict()
             outcome["seed"] = match.meta["seed"]
             rank_forfeits(outcome, [i for i, s in enumerate(match.meta["seats"]) if s.get("out")])
             match.result = outcome
-            match.status = "finished"
+            match.status = Status.FINISHED
             match.emit([{"type": "match_finished", "data": outcome, "to": "all"}])
             return True
 

@@ -34,6 +34,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import orjson
@@ -86,13 +87,29 @@ def dumps(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
+class Status(StrEnum):
+    """A match's life: waiting for players, active, scoring (a worker computes the result), then
+    finished, or aborted by its host or its clock."""
+
+    WAITING = "waiting"
+    ACTIVE = "active"
+    SCORING = "scoring"
+    FINISHED = "finished"
+    ABORTED = "aborted"
+
+    @property
+    def over(self) -> bool:
+        """Nothing will change any more: the match only waits to expire."""
+        return self in (Status.FINISHED, Status.ABORTED)
+
+
 @dataclass
 class Match:
     """One match as read inside a transaction; the caller mutates it and lists new events."""
 
     id: str
     game: str
-    status: str
+    status: Status
     version: int
     state: dict
     meta: dict
@@ -110,7 +127,7 @@ class Match:
         return cls(
             id=match_id,
             game=game.decode(),
-            status=status.decode(),
+            status=Status(status.decode()),
             version=int(version),
             state=orjson.loads(state),
             meta=orjson.loads(meta),
@@ -451,4 +468,4 @@ class Store:
         return fields
 
     def _ttl(self, match: Match) -> int:
-        return self.finished_ttl if match.status in ("finished", "aborted") else self.abandoned_ttl
+        return self.finished_ttl if match.status.over else self.abandoned_ttl

@@ -20,7 +20,8 @@ from service.config import Settings
 from service.connections import store_for_queue
 from service.games import DEFAULT_MOVES
 from service.problems import Problem
-from service.referee import ACTIVE, SEARCH_CAP_S, Referee, match_rng, player_of, timeout_job_id
+from service.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
+from service.store import Status
 from workers.bots import Budget, make_bot
 
 log = logging.getLogger("referee.workers")
@@ -58,7 +59,7 @@ def play_bot_turn(match_id: str, seat: int, version: int) -> str:
         bot = make_bot(match.game, kind, budget)
         move = bot(view, moves, seat, match_rng(match.meta["seed"], f"bot:{seat}:{version}"))
     try:
-        ref.apply_move(match_id, None, seat, move, at_version=version)
+        ref.apply_move(match_id, Actor.playing(seat, version), move)
     except Problem as exc:
         if exc.code in ("stale_version", "match_over", "not_your_turn"):
             return "overtaken"  # someone else moved first (e.g. an abort): nothing owed any more
@@ -120,10 +121,10 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
     for raw_id in queue.zrangebyscore(pending, 0, cutoff):
         match_id = raw_id.decode()
         match = ref.store.load(match_id)
-        if match is None or match.status not in (ACTIVE, "scoring"):
+        if match is None or match.status not in (Status.ACTIVE, Status.SCORING):
             queue.eval(FORGET, 1, pending, match_id, cutoff)
             continue
-        if match.status == "scoring":
+        if match.status == Status.SCORING:
             if not _job_alive(ref, f"score_{match_id}", grace):
                 ref.enqueue_scoring(match_id)
                 requeued += 1

@@ -35,12 +35,13 @@ from service.api.contract import (
 )
 from service.games import GAMES
 from service.problems import Problem
-from service.referee import Referee
+from service.referee import Actor, Referee
+from service.store import Status
 
 blp = Blueprint("matches", __name__, url_prefix="/matches",
                 description="Matches: seats, views, legal moves, moves and events")
 
-STATUS = fields.String(required=True, metadata={"enum": ["waiting", "active", "scoring", "finished", "aborted"]})
+STATUS = fields.String(required=True, metadata={"enum": [s.value for s in Status]})
 MATCH_ERRORS = ("unknown_match", "bad_token", "redis_unavailable")
 
 
@@ -200,7 +201,7 @@ class MatchSchema(Schema):
 
 
 class ListQuerySchema(Schema):
-    status = fields.String(validate=validate.OneOf(["waiting", "active", "scoring", "finished", "aborted"]))
+    status = fields.String(validate=validate.OneOf([s.value for s in Status]))
     game = fields.String(metadata={"example": "super_blatt"})
     open = fields.Boolean(metadata={"description": "true: only matches with a seat to join; false: only full ones."})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
@@ -429,7 +430,7 @@ def submit_move(ref: Referee, match_id: str, token: str | None, body: dict, key:
     """POST /matches/{id}/moves once its body is loaded (the route and its hot lane)."""
     if key is not None and not IDEMPOTENCY_KEY.fullmatch(key):
         raise Problem("invalid_body", "Idempotency-Key must be 1 to 128 printable ASCII characters.")
-    return ref.apply_move(match_id, token, None, body["move"], body["expected_version"], key)
+    return ref.apply_move(match_id, Actor.of(token), body["move"], body["expected_version"], key)
 
 
 SSE_DOC = {"responses": {"200": {"description": "The events as JSON (<Game>Events), or as a live stream.", "content": {

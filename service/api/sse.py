@@ -15,11 +15,11 @@ from collections.abc import Iterator
 import orjson
 
 from service.referee import Referee, Stream
+from service.store import Status
 
 RETRY_MS = 2000
 RETRY = f"retry: {RETRY_MS}\n\n".encode()
 HEARTBEAT = b": keep-alive\n\n"
-OVER = ("finished", "aborted")
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
@@ -37,7 +37,7 @@ def catch_up(ref: Referee, stream: Stream, after: int) -> tuple[bytes, int, int,
         if page["last_seq"] == after:
             break
         after = page["last_seq"]
-    over = page["status"] in OVER
+    over = Status(page["status"]).over
     if stream.legal and not over and page["version"] > stream.legal_seen:  # once per version, not per heartbeat
         version, moves = ref.turn_moves(stream.match_id, stream.viewer)
         if version == page["version"]:  # of the version whose events were just sent (a later one follows its own)

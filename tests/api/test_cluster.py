@@ -21,7 +21,7 @@ from rq.serializers import JSONSerializer
 from service.config import Settings
 from service.connections import connect
 from service.embedded import EmbeddedCluster, EmbeddedRedis
-from service.referee import Referee
+from service.referee import Actor, Referee
 from service.store import Store
 from tests.api import test_games_http, test_live
 from tests.conftest import ROOT, Server
@@ -86,7 +86,7 @@ def test_every_key_of_a_match_lives_on_one_node_and_the_queue_on_its_own_server(
     m = local_ref.create_match("super_blatt", 2, {"first_seat": 1}, 3, [{"name": "ann"}, {"bot": "greedy"}])
     burst(local_ref)  # the bot moves: a hash, an event stream
     ann = m["seats"][0]["token"]
-    local_ref.apply_move(m["id"], ann, None, local_ref.legal_moves(m["id"], ann)["moves"][0],
+    local_ref.apply_move(m["id"], Actor.of(ann), local_ref.legal_moves(m["id"], ann)["moves"][0],
                          idempotency_key="k1")  # and an idempotency key
     holders = {}
     for node in nodes.nodes:

@@ -27,6 +27,7 @@ from service.api import PROBLEM_JSON
 from service.config import Settings
 from service.games import GAMES
 from service.games.base import concretize
+from service.referee import Actor
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 QUICK = settings(deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)
@@ -96,7 +97,7 @@ def table(app, counted):
                 break
             game = GAMES[match.game]
             seat = game.to_act(match.state)[0]
-            ref.apply_move(mid, None, seat, concretize(rng.choice(game.legal_moves(match.state, seat)), rng))
+            ref.apply_move(mid, Actor.playing(seat), concretize(rng.choice(game.legal_moves(match.state, seat)), rng))
     ref.score(ids[0])
     assert ref.store.load(ids[0]).status == "finished"
     return {"ids": ids, "tokens": tokens}

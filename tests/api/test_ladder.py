@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from service.games import GAMES
+from service.referee import Actor
 
 
 def finished_match(app, seed: int, players: int = 3) -> dict:
@@ -15,7 +16,7 @@ def finished_match(app, seed: int, players: int = 3) -> dict:
     match = ref.store.load(m["id"])
     while match.status == "active":
         seat = game.to_act(match.state)[0]
-        ref.apply_move(m["id"], None, seat, game.legal_moves(match.state, seat)[0])
+        ref.apply_move(m["id"], Actor.playing(seat), game.legal_moves(match.state, seat)[0])
         match = ref.store.load(m["id"])
     ref.score(m["id"])
     return {**m, "result": ref.store.load(m["id"]).result}

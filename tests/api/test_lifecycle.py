@@ -18,6 +18,7 @@ from service.games import GAMES
 from service.games.base import concretize
 from service.problems import Problem
 from service.record import replay
+from service.referee import Actor
 from tests.workers import test_jobs
 from tests.workers.test_jobs import burst
 
@@ -110,7 +111,7 @@ def test_views_show_each_deadline_with_the_server_time(isolated):
     key = ScheduledJobRegistry(queue=ref.queue).key
     assert client.zscore(key, f"timeout_{m['id']}_0_1") == math.ceil(view["seats"][0]["deadline"])
     # a move stops the timer: the commit removes its timeout job, which would find nothing owed
-    ref.apply_move(m["id"], m["seats"][0]["token"], None, {"type": "take", "column": 0})
+    ref.apply_move(m["id"], Actor.of(m["seats"][0]["token"]), {"type": "take", "column": 0})
     assert client.zscore(key, f"timeout_{m['id']}_0_1") is None
     assert not client.exists(Job.key_for(f"timeout_{m['id']}_0_1"))
 
@@ -125,7 +126,7 @@ def test_views_show_each_deadline_with_the_server_time(isolated):
     mover = owing[0]
     time.sleep(0.2)
     move = concretize(GAMES["picture_perfect"].legal_moves(match.state, mover)[0], random.Random(0))
-    ref.apply_move(pp["id"], None, mover, move)
+    ref.apply_move(pp["id"], Actor.playing(mover), move)
     second = {s["seat"]: s for s in ref.snapshot(pp["id"], None)["clock"]["seats"]}
     for s in owing[1:]:
         assert second[s]["deadline"] == first[s], "a seat that did not move keeps its deadline"
@@ -142,7 +143,7 @@ def play_out(ref, mid: str, rng: random.Random, seats: set[int]) -> None:
         if not owing:
             return
         seat = owing[0]
-        ref.apply_move(mid, None, seat, concretize(rng.choice(game.legal_moves(match.state, seat)), rng))
+        ref.apply_move(mid, Actor.playing(seat), concretize(rng.choice(game.legal_moves(match.state, seat)), rng))
 
 
 def test_a_timeout_and_a_move_at_the_same_instant_exactly_one_happens(isolated):
@@ -163,7 +164,7 @@ def test_a_timeout_and_a_move_at_the_same_instant_exactly_one_happens(isolated):
         def by_player(gate=gate, got=got, mid=mid, token=m["seats"][0]["token"], move=move):
             gate.wait()
             try:
-                got["move"] = ref.apply_move(mid, token, None, move, expected_version=1)
+                got["move"] = ref.apply_move(mid, Actor.of(token), move, expected_version=1)
             except Problem as exc:
                 got["move"] = exc.code
 
@@ -247,7 +248,8 @@ def test_a_seat_timed_out_under_bot_is_back_as_soon_as_its_owner_moves(isolated)
     assert snap["seats"][0]["away"] == "greedy" and snap["clock"]["seats"][0] == {
         "seat": 0, "deadline": None, "remaining": 0.0}, "the bot plays it; its Fischer bank is empty"
     # the owner moves before the bot's job has run: the move stands and the seat is back
-    answer = ref.apply_move(m["id"], m["seats"][0]["token"], None, {"type": "take", "column": 0}, expected_version=2)
+    owner = Actor.of(m["seats"][0]["token"])
+    answer = ref.apply_move(m["id"], owner, {"type": "take", "column": 0}, expected_version=2)
     assert [e["type"] for e in answer["events"]][:2] == ["back", "moved"]
     snap = ref.snapshot(m["id"], None)
     assert snap["seats"][0]["away"] is None

@@ -15,7 +15,7 @@ from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
-from service.referee import Referee
+from service.referee import Actor, Referee
 from service.store import match_key
 from tests.conftest import ROOT, wait_for
 from workers.jobs import sweep
@@ -86,7 +86,7 @@ def test_sweeper_requeues_lost_scoring(isolated):
     game = GAMES["super_blatt"]
     while match.status == "active":
         seat = game.to_act(match.state)[0]
-        ref.apply_move(m["id"], None, seat, game.legal_moves(match.state, seat)[0])
+        ref.apply_move(m["id"], Actor.playing(seat), game.legal_moves(match.state, seat)[0])
         match = ref.store.load(m["id"])
     assert match.status == "scoring"
     ref.queue.empty()
