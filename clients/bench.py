@@ -269,8 +269,9 @@ def _environ(method: str, path: str, token: str, body: dict | None = None) -> di
     return env
 
 
-def bench_api(game, moves: int, seed: int, repeat: int | None = None) -> None:
-    """``repeat``: only play through the app, once to warm up and ``repeat`` more times (for callgrind)."""
+def bench_api(game, moves: int, seed: int, repeat: int | None = None, layer: str = "app") -> None:
+    """``repeat``: only play through ``layer`` (the app, or the referee alone), once to warm up and ``repeat``
+    more times (for callgrind)."""
     from service.app import create_app
 
     with redis_url() as url:
@@ -311,11 +312,12 @@ def bench_api(game, moves: int, seed: int, repeat: int | None = None) -> None:
                 to_act = answer["to_act"]
             return get / moves * 1000, post / moves * 1000
 
-        play(via_app)  # warm up: imports, caches, connections
         if repeat is not None:
-            for _ in range(repeat):
-                play(via_app)
+            call = via_app if layer == "app" else via_referee
+            for _ in range(repeat + 1):  # the first round warms up: imports, caches, connections
+                play(call)
             return
+        play(via_app)
         for label, call in (("through the app", via_app), ("the referee alone", via_referee)):
             get, post = play(call)
             print(f"{game.name:16} {label:17}: GET legal-moves {get:.3f} ms + POST moves {post:.3f} ms "
@@ -323,20 +325,26 @@ def bench_api(game, moves: int, seed: int, repeat: int | None = None) -> None:
 
 
 def instructions_per_move(game, moves: int, seed: int) -> None:
-    """Instructions per warm move through the app: callgrind counts a run with one extra round of ``moves``
-    moves and one without; the difference excludes start-up, imports and the warm-up round."""
-    counts = []
-    for repeat in (0, 1):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = os.path.join(tmp, "callgrind.out")
-            subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-m",
-                            "clients.bench", "api", "--game", game.name, "--moves", str(moves), "--seed", str(seed),
-                            "--repeat", str(repeat)], check=True, capture_output=True)
-            with open(out) as f:
-                counts.append(next(int(line.split()[1]) for line in f if line.startswith(("summary:", "totals:"))))
-    per_move = (counts[1] - counts[0]) / moves
-    print(f"{game.name:16} through the app: {per_move / 1e6:.2f} M instructions per move "
-          f"(GET legal-moves + POST moves; callgrind, {moves} warm moves)")
+    """Instructions per warm move through the app, and through the referee alone (what the HTTP layer adds is
+    the difference): callgrind counts a run with one extra round of ``moves`` moves and one without; the
+    difference excludes start-up, imports and the warm-up round."""
+    per_move = {}
+    for layer in ("app", "referee"):
+        counts = []
+        for repeat in (0, 1):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "callgrind.out")
+                subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
+                                "-m", "clients.bench", "api", "--game", game.name, "--moves", str(moves),
+                                "--seed", str(seed), "--repeat", str(repeat), "--layer", layer],
+                               check=True, capture_output=True)
+                with open(out) as f:
+                    counts.append(next(int(line.split()[1]) for line in f if line.startswith(("summary:", "totals:"))))
+        per_move[layer] = (counts[1] - counts[0]) / moves
+    app, alone = per_move["app"], per_move["referee"]
+    print(f"{game.name:16} through the app: {app / 1e6:.2f} M instructions per move (GET legal-moves + POST moves; "
+          f"callgrind, {moves} warm moves), of which the referee alone {alone / 1e6:.2f} M "
+          f"and the HTTP layer {(app - alone) / 1e6:.2f} M")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -369,6 +377,7 @@ def main(argv: list[str] | None = None) -> None:
                              "moves; use at least 500: fewer give lumpy figures, a match's setup and the "
                              "garbage collector landing in one run and not the other)")
     parser.add_argument("--repeat", type=int, default=None, help=argparse.SUPPRESS)  # one callgrind run
+    parser.add_argument("--layer", choices=("app", "referee"), default="app", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     for name in args.game or sorted(GAMES):
         if args.what == "rules":
@@ -378,7 +387,7 @@ def main(argv: list[str] | None = None) -> None:
         elif args.what == "api" and args.instructions:
             instructions_per_move(GAMES[name], args.moves, args.seed)
         elif args.what == "api":
-            bench_api(GAMES[name], args.moves, args.seed, args.repeat)
+            bench_api(GAMES[name], args.moves, args.seed, args.repeat, args.layer)
         elif args.what == "digest":
             bench_digest(GAMES[name], args.games, args.seed)
         else:

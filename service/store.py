@@ -103,6 +103,10 @@ class Status(StrEnum):
         return self in (Status.FINISHED, Status.ABORTED)
 
 
+#: a status as stored, to its member (a dict lookup: ``Status(...)`` costs a call on every read)
+STATUS_OF = {s.value.encode(): s for s in Status}
+
+
 @dataclass
 class Match:
     """One match as read inside a transaction; the caller mutates it and lists new events."""
@@ -127,7 +131,7 @@ class Match:
         return cls(
             id=match_id,
             game=game.decode(),
-            status=Status(status.decode()),
+            status=STATUS_OF[status],
             version=int(version),
             state=orjson.loads(state),
             meta=orjson.loads(meta),
