@@ -113,8 +113,8 @@ def report(ref: Referee, match_id: str, token: str | None, entrants: list[str], 
         winners = [s for s in range(players) if s not in forfeits]
     else:
         raise Problem("not_over", "A match is rated once finished, or once aborted with the seats that forfeited it.")
-    if not rate(ref.redis, match.game, match_id, entrants, ranks, winners, sorted(set(forfeits))):
+    if not rate(ref.store.redis, match.game, match_id, entrants, ranks, winners, sorted(set(forfeits))):
         raise Problem("already_rated", "This match is already on the ladder.")
     mine = set(entrants)
     return {"match_id": match_id, "game": match.game,
-            "entrants": [row for row in standings(ref.redis, match.game) if row["name"] in mine]}
+            "entrants": [row for row in standings(ref.store.redis, match.game) if row["name"] in mine]}

@@ -157,7 +157,6 @@ class Referee:
                  queue: redis.Redis | None = None) -> None:
         """``client``: the match store; ``queue``: RQ's server (default: the store's own, one transaction)."""
         self.settings = settings
-        self.redis = client
         queue = client if queue is None else queue
         self.queue = Queue(settings.queue, connection=queue, serializer=JSONSerializer)
         self.scheduled = ScheduledJobRegistry(queue=self.queue)

@@ -200,7 +200,10 @@ class Store:
 
     @property
     def redis(self) -> redis.Redis | RedisCluster:
-        """This thread's client, holding one connection of the shared pool for the thread's life.
+        """This thread's client, holding one connection of the shared pool for the thread's life: the one
+        rule for the store's commands (matches, tickets, streams, listing, ladder), whoever makes them.
+        RQ's jobs go through the referee's queues (their own connection when the queue lives apart), and
+        the front's waiters through its hub's asyncio clients.
 
         A pooled call checks a connection out and back in (with metrics) on every command, which
         costs as much CPU as the command itself; a move makes two or three.  A forked child makes

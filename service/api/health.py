@@ -40,7 +40,7 @@ class Ready(MethodView):
         """Redis (the store and the queue's server) answers and at least one worker is alive."""
         ref = referee()
         try:
-            ref.redis.ping()
+            ref.store.redis.ping()
             ref.queue.connection.ping()
             workers = Worker.count(connection=ref.queue.connection, queue=ref.queue)
             up = True

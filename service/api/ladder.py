@@ -60,7 +60,7 @@ class Ladder(MethodView):
     def get(self, query):
         """Every game's ladder (or one game's): ratings with their uncertainty and match counts, best first."""
         names = [query["game"]] if "game" in query else list(GAMES)
-        client = referee().redis
+        client = referee().store.redis
         return {"games": [{"game": g, "entrants": standings(client, g)} for g in names]}
 
     @blp.arguments(ReportSchema())

@@ -76,9 +76,9 @@ def burst(ref: Referee) -> None:
 
 
 def test_connections_follow_the_settings(local_ref, env):
-    assert isinstance(local_ref.redis, RedisCluster)
+    assert isinstance(local_ref.store.redis, RedisCluster)
     assert isinstance(local_ref.queue.connection, redis.Redis)
-    assert local_ref.store.queue is local_ref.queue.connection is not local_ref.redis
+    assert local_ref.store.queue is local_ref.queue.connection is not local_ref.store.redis
 
 
 def test_every_key_of_a_match_lives_on_one_node_and_the_queue_on_its_own_server(local_ref, cluster):

@@ -107,9 +107,9 @@ def test_finished_matches_expire(isolated, redis_url, monkeypatch):
     monkeypatch.setenv("REFEREE_FINISHED_TTL", "120")
     ref = Referee(redis.Redis.from_url(redis_url), Settings.from_env())
     m = ref.create_match("super_blatt", 2, {}, 11, [{"name": "a"}, {"name": "b"}])
-    assert ref.redis.ttl(match_key(m["id"])) > 24 * 3600  # live: the abandoned TTL
+    assert ref.store.redis.ttl(match_key(m["id"])) > 24 * 3600  # live: the abandoned TTL
     ref.abort(m["id"], m["host_token"])
-    assert 0 < ref.redis.ttl(match_key(m["id"])) <= 120
+    assert 0 < ref.store.redis.ttl(match_key(m["id"])) <= 120
 
 
 def test_killed_worker_process_does_not_stall_a_match(redis_url):
