@@ -1,7 +1,8 @@
-"""The referee: authenticate, load, apply the rules, commit, enqueue.
+"""The referee: load, authorize, apply the rules, commit (with the jobs the match then owes), answer.
 
-Every change to a match (join, move, bot move, scoring, abort) goes through ``Store.commit``,
-so HTTP moves and bot moves share one path and one compare-and-set.
+Every change to a match is one compare-and-set on its version (``Store.write``): a move, whether
+a player's over HTTP or one the referee plays for a seat (bot, clock, away), in ``apply_move``;
+joins, scoring, aborts and the rest through ``Store.commit``, the same loop around a ``decide``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,17 @@ from service.config import Settings
 from service.games import BOT_KINDS, DEFAULT_MOVES, GAMES, Game, GameError
 from service.problems import Problem
 from service.record import FORMAT_VERSION, match_rng, rank_forfeits
-from service.store import AlreadyAnswered, Conflict, Match, Status, Store, dumps, idem_key, pending_key
+from service.store import (
+    COMMIT_RETRIES,
+    AlreadyAnswered,
+    Conflict,
+    Match,
+    Status,
+    Store,
+    dumps,
+    idem_key,
+    pending_key,
+)
 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
@@ -189,9 +200,9 @@ class Referee:
             raise Problem("bad_token", "That token belongs to no seat of this match.")
         return seat
 
-    def _commit(self, match_id: str, decide, idempotent=None) -> tuple[Match, Any]:
+    def _commit(self, match_id: str, decide) -> tuple[Match, Any]:
         try:
-            return self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1), idempotent)
+            return self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1))
         except LookupError:
             raise Problem("unknown_match", f"There is no match {match_id!r} (it may have expired).") from None
         except Conflict:
@@ -465,67 +476,77 @@ class Referee:
 
     def apply_move(self, match_id: str, actor: Actor, move: Any, expected_version: int | None = None,
                    idempotency_key: str | None = None) -> dict:
-        """The one path a move takes, from a player (HTTP) or from the referee playing a seat (a job).
+        """The one path a move takes, from a player (HTTP) or from the referee playing a seat (a job):
+        load, authorize, rules, commit, answer; a commit that loses its compare-and-set to another one
+        starts again on the fresh match.
 
-        An ``idempotency_key`` already answered is caught inside the commit's compare-and-set, or,
-        when the replay is refused on the new state, by looking up the earlier answer.  The key is
-        stored with a digest of the request, so the same key with another request is refused.
+        The commit is one compare-and-set carrying the jobs the match then owes and the answer kept
+        under ``idempotency_key`` (with a digest of the request, so the same key with another request
+        is refused).  A key already answered is caught inside that compare-and-set, or, when the
+        replay is refused on the new state, by looking up the earlier answer.
         """
-        answer: dict = {}
         digest = request_digest(move, expected_version) if idempotency_key is not None else ""
-
-        def decide(match: Match) -> int:
-            seat = actor.seat if actor.seat is not None else self._player_seat(match, actor.token)
-            if actor.at_version is not None and match.version != actor.at_version:
-                raise Problem("stale_version", "The bot's turn has passed.")
-            if match.status == Status.WAITING:
-                raise Problem("match_not_started", "The match is still waiting for players.")
-            if match.status != Status.ACTIVE:
-                raise Problem("match_over", f"The match is {match.status}; no more moves.")
-            if expected_version is not None and expected_version != match.version:
-                raise Problem("stale_version",
-                              f"Expected version {expected_version} but the match is at {match.version}.",
-                              version=match.version)
-            game = GAMES[match.game]
+        for _ in range(COMMIT_RETRIES):
+            match = self._load(match_id)
             try:
-                parsed = game.parse_move(move)  # a malformed move is refused as such, whoever's turn it is
-            except GameError as exc:
-                raise Problem(exc.code, exc.message, reason=exc.reason) from None
-            if seat not in game.to_act(match.state):
-                raise Problem("not_your_turn", f"Seat {seat} is not to act now.")
-            seat_meta = match.meta["seats"][seat]
-            if actor.player and seat_meta.get("out"):
-                raise Problem("seat_out", f"Seat {seat} forfeited the match; the referee plays its default moves.")
-            if actor.player and seat_meta.get("away"):  # the owner acts again: back from the bot
-                del seat_meta["away"]
-                match.meta_changed = True
-                match.emit([{"type": "back", "data": {"seat": seat}, "to": "all"}])
-            self._play(match, game, seat, parsed)
-            to_act = game.to_act(match.state) if match.status == Status.ACTIVE else []
-            answer.update(
-                game=match.game, version=match.version + 1, status=match.status, to_act=to_act,
-                events=[public_event(e) for e in match.new_events if visible(e, seat)],
-                # a compound turn goes on in small moves: save the mover a request for its next one
-                legal_moves=game.legal_moves(match.state, seat) if seat in to_act else [])
-            return seat
+                seat = self._authorize(match, actor, expected_version)
+                answer = self._rules(match, seat, actor, move)
+            except Problem as exc:
+                if idempotency_key is not None and actor.player and exc.code != "bad_token":
+                    # the same key may have been answered while this request was refused: answer as then
+                    earlier = self._earlier_answer(match_id, actor.token, idempotency_key, digest, required=False)
+                    if earlier is not None:
+                        return earlier
+                raise
+            kept = None
+            if idempotency_key is not None:
+                kept = idem_key(match.id, str(seat), idempotency_key), dumps({"request": digest, "answer": answer})
+            try:
+                if self.store.write(match, self.jobs(match, match.version + 1), kept):
+                    return answer
+            except AlreadyAnswered:
+                return self._earlier_answer(match_id, actor.token, idempotency_key, digest)
+        raise Problem("busy", "The match changed too often while this request was applied; retry.")
 
-        def idempotent(match: Match, seat: int) -> tuple[str, str] | None:
-            if idempotency_key is None:
-                return None
-            return idem_key(match.id, str(seat), idempotency_key), dumps({"request": digest, "answer": answer})
+    def _authorize(self, match: Match, actor: Actor, expected_version: int | None) -> int:
+        """The seat the actor moves for, if the match takes a move from it now at all."""
+        seat = actor.seat if actor.seat is not None else self._player_seat(match, actor.token)
+        if actor.at_version is not None and match.version != actor.at_version:
+            raise Problem("stale_version", "The bot's turn has passed.")
+        if match.status == Status.WAITING:
+            raise Problem("match_not_started", "The match is still waiting for players.")
+        if match.status != Status.ACTIVE:
+            raise Problem("match_over", f"The match is {match.status}; no more moves.")
+        if expected_version is not None and expected_version != match.version:
+            raise Problem("stale_version",
+                          f"Expected version {expected_version} but the match is at {match.version}.",
+                          version=match.version)
+        return seat
 
+    def _rules(self, match: Match, seat: int, actor: Actor, move: Any) -> dict:
+        """Apply the move to the loaded match (or raise Problem) and build the mover's answer."""
+        game = GAMES[match.game]
         try:
-            self._commit(match_id, decide, idempotent)
-        except AlreadyAnswered:
-            return self._earlier_answer(match_id, actor.token, idempotency_key, digest)
-        except Problem as exc:
-            if idempotency_key is not None and actor.player and exc.code != "bad_token":
-                # the same key may have been answered while this request was refused: answer as then
-                earlier = self._earlier_answer(match_id, actor.token, idempotency_key, digest, required=False)
-                if earlier is not None:
-                    return earlier
-            raise
-        return answer
+            parsed = game.parse_move(move)  # a malformed move is refused as such, whoever's turn it is
+        except GameError as exc:
+            raise Problem(exc.code, exc.message, reason=exc.reason) from None
+        if seat not in game.to_act(match.state):
+            raise Problem("not_your_turn", f"Seat {seat} is not to act now.")
+        seat_meta = match.meta["seats"][seat]
+        if actor.player and seat_meta.get("out"):
+            raise Problem("seat_out", f"Seat {seat} forfeited the match; the referee plays its default moves.")
+        if actor.player and seat_meta.get("away"):  # the owner acts again: back from the bot
+            del seat_meta["away"]
+            match.meta_changed = True
+            match.emit([{"type": "back", "data": {"seat": seat}, "to": "all"}])
+        self._play(match, game, seat, parsed)
+        to_act = game.to_act(match.state) if match.status == Status.ACTIVE else []
+        return {
+            "game": match.game, "version": match.version + 1, "status": match.status, "to_act": to_act,
+            "events": [public_event(e) for e in match.new_events if visible(e, seat)],
+            # a compound turn goes on in small moves: save the mover a request for its next one
+            "legal_moves": game.legal_moves(match.state, seat) if seat in to_act else [],
+        }
 
     def _play(self, match: Match, game: Game, seat: int, move: dict) -> None:
         """Apply a parsed move of ``seat`` (or raise Problem), emit its events, move the clock."""

@@ -178,6 +178,8 @@ redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 1
 """
 IDEM_TTL = 24 * 3600
+#: how often a commit re-decides on a fresh match after losing its compare-and-set, before answering busy
+COMMIT_RETRIES = 50
 
 
 class Store:
@@ -360,41 +362,43 @@ class Store:
         match_id: str,
         decide: Callable[[Match], Any],
         jobs: Callable[[Match], Callable[[Pipeline], None] | None] | None = None,
-        idempotent: Callable[[Match, Any], tuple[str, str] | None] | None = None,
-        retries: int = 50,
+        retries: int = COMMIT_RETRIES,
     ) -> tuple[Match, Any]:
-        """Run ``decide`` on the current match and write its changes as one compare-and-set.
-
-        ``decide`` mutates the match and emits events (raising, or emitting nothing, writes
-        nothing).  ``jobs`` gives, for the changed match, a writer of the RQ jobs it owes (None
-        when it owes none); ``idempotent`` names a (key, answer) to store with the commit.  A
-        commit that owes no job is one read and one Lua compare-and-set on the version; one that
-        owes a job uses WATCH/MULTI so the job and the state commit together.  On a concurrent
-        change ``decide`` runs again on the fresh match.  With the queue on another server the
-        job is enqueued after the compare-and-set (see the module's docstring).  Returns (match,
-        decide's value).
+        """Run ``decide`` on the current match and ``write`` its changes; on a concurrent change run it
+        again on the fresh match.  ``decide`` mutates the match and emits events (raising, or emitting
+        nothing, writes nothing); ``jobs`` gives, for the changed match, a writer of the RQ jobs it owes.
+        Returns (match, decide's value).  A move has its own loop of the same shape (``Referee.apply_move``).
         """
-        key = match_key(match_id)
         for _ in range(retries):
-            raw = self.call("HMGET", key, *FIELDS)
-            if raw[0] is None:
+            match = self.load(match_id)
+            if match is None:
                 raise LookupError(match_id)
-            match = Match.from_raw(match_id, raw)
             outcome = decide(match)
             if not match.new_events:  # every change writes an event: none means no change
                 return match, outcome
-            idem = idempotent(match, outcome) if idempotent else None
-            writer = jobs(match) if jobs else None
-            if writer is None:
-                done = self._cas(match, idem)
-            elif self.queue is self.client:
-                done = self._watch_commit(match, idem, writer)
-            else:
-                done = self._cas_then_enqueue(match, idem, writer)
-            if done:
-                match.version += 1
+            if self.write(match, jobs(match) if jobs else None):
                 return match, outcome
         raise Conflict(match_id)
+
+    def write(self, match: Match, jobs: Callable[[Pipeline], None] | None = None,
+              idem: tuple[str, str] | None = None) -> bool:
+        """Write a changed match as one compare-and-set on the version it was read at, with the RQ jobs
+        it owes (a writer of them, or None) and an idempotency (key, answer) to keep; False when another
+        commit came first (nothing written).  Raises ``AlreadyAnswered`` when the key is already kept.
+
+        Owing no job: one Lua compare-and-set.  Owing a job: WATCH/MULTI, so the job and the state
+        commit together.  With the queue on another server the job is enqueued after the
+        compare-and-set (see the module's docstring).  On success the match's version is the new one.
+        """
+        if jobs is None:
+            done = self._cas(match, idem)
+        elif self.queue is self.client:
+            done = self._watch_commit(match, idem, jobs)
+        else:
+            done = self._cas_then_enqueue(match, idem, jobs)
+        if done:
+            match.version += 1
+        return done
 
     def _cas(self, match: Match, idem: tuple[str, str] | None) -> bool:
         fields = self._fields(match, full=match.meta_changed, version=match.version + 1)
