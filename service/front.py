@@ -24,6 +24,7 @@ import asyncio
 import io
 import logging
 import math
+import random
 import re
 import sys
 from contextlib import asynccontextmanager, suppress
@@ -33,6 +34,7 @@ from urllib.parse import parse_qs
 import orjson
 import redis.asyncio as aioredis
 from flask import Flask
+from granian.rsgi import ProtocolClosed
 from redis.exceptions import RedisError
 
 from service.api import HELD, PROBLEM_JSON, STREAM, sse
@@ -335,6 +337,10 @@ class Front:
         stream, after = front["stream"], front["after"]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + front["seconds"]
+        heartbeat = self.settings.heartbeat
+        # the first heartbeat at a random point of the interval: streams opened together (a crowd arriving,
+        # every client reconnecting after a restart) then beat at spread times, not all in one burst
+        beat = loop.time() + heartbeat * random.uniform(0.1, 1.0)
         transport = hang_up = None
         try:
             async with self._hub().watch(stream.match_id, -1) as waiter:
@@ -351,21 +357,24 @@ class Front:
                     if over:
                         return
                     while not waiter.event.is_set():  # a commit, a heartbeat, the deadline or a hang-up
-                        left = deadline - loop.time()
-                        if left <= 0:
+                        now = loop.time()
+                        if now >= deadline:
                             return
-                        try:
-                            async with asyncio.timeout(min(left, self.settings.heartbeat)):
-                                await waiter.event.wait()
-                        except TimeoutError:
+                        if now >= beat:
                             await transport.send_bytes(sse.HEARTBEAT)
                             stream.renew()
+                            beat = now + heartbeat
+                        with suppress(TimeoutError):
+                            async with asyncio.timeout_at(min(beat, deadline)):
+                                await waiter.event.wait()
         except (RedisError, OSError, TimeoutError) as exc:
             if transport is None:  # nothing sent yet: answer 503
                 log.warning("event stream answered 503: %r", exc)
                 return self._unavailable(proto, headers)
             log.warning("event stream ended early (the client resumes): %s", exc)
-        except Exception as exc:  # the connection is gone (granian's ProtocolClosed) or the match expired
+        except ProtocolClosed:  # the client hung up while a frame or heartbeat was on its way: the usual end
+            log.debug("event stream of %s closed by its client", stream.match_id)
+        except Exception as exc:  # the match expired while the stream was open
             if transport is None:
                 raise
             log.warning("event stream ended: %r", exc, exc_info=True)

@@ -402,3 +402,45 @@ def test_a_commit_during_the_long_polls_re_check_wakes_it(app):
     t0 = time.monotonic()
     asyncio.run(call())
     assert sent[0][0] == 200 and time.monotonic() - t0 < 2, "woken at once, not at the deadline"
+
+
+def test_streams_opened_together_beat_apart_and_a_hang_up_is_not_an_error(redis_url):
+    """A heartbeat every second.  Thousands of streams opened in one burst (a crowd, or every client reconnecting
+    after a restart) would otherwise send their heartbeats in bursts forever; and a client that hangs up
+    is the usual end of a stream, not a failure to log with a traceback."""
+    srv = Server(redis_url, workers=0, env={"REFEREE_HEARTBEAT": "1"})
+    try:
+        beats, logged = _beats_and_log(srv)
+    finally:
+        srv.stop()
+    assert max(beats) < 1.5 and max(beats) - min(beats) > 0.3, f"first heartbeats not spread: {sorted(beats)}"
+    assert b"Traceback" not in logged and b"event stream ended" not in logged, logged.decode()[-2000:]
+
+
+def _beats_and_log(srv: Server) -> tuple[list[float], bytes]:
+    ref = Referee(srv.url)
+    mid, _ = two_humans(ref, seed=11)
+    port = int(srv.url.rsplit(":", 1)[1])
+
+    async def crowd() -> list[float]:
+        readers = await asyncio.gather(*(open_stream("127.0.0.1", port, f"/matches/{mid}/events")
+                                         for _ in range(40)))
+        t0 = time.monotonic()
+
+        async def first_beat(reader) -> float:
+            buf = b""
+            while b": keep-alive" not in buf:
+                chunk = await reader.read(4096)
+                assert chunk, "the stream ended"
+                buf += chunk
+            return time.monotonic() - t0
+
+        async with asyncio.timeout(10):
+            beats = await asyncio.gather(*(first_beat(r) for r in readers))
+        for r in readers:  # hang up at once, heartbeats still due
+            r.writer.transport.abort()
+        await asyncio.sleep(2.5)
+        return beats
+
+    beats = asyncio.run(crowd())
+    return beats, open(srv.log.name, "rb").read()
