@@ -9,7 +9,7 @@ small value objects and precise errors.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -134,9 +134,10 @@ NOT_NOW = "not_now"
 @dataclass(frozen=True)
 class Phase:
     """What one phase of a game allows, as data: each move type and the method that applies it
-    (``method(state, seat, move, rng) -> events``), and ``hint``, what is due instead."""
+    (``method(state, seat, move, rng) -> events``), and ``hint``, what is due instead.  The method is
+    named (a method of the game) or given (e.g. bound to the part of a game that owns the phase)."""
 
-    moves: Mapping[str, str]
+    moves: Mapping[str, str | Callable[[State, Seat, Move, random.Random], list[dict]]]
     hint: str
 
 
@@ -202,7 +203,9 @@ class Game:
         method = phase.moves.get(move["type"])
         if method is None:
             raise IllegalMove(f"Not now: {phase.hint}", NOT_NOW)
-        return getattr(self, method)(state, seat, move, rng)
+        if isinstance(method, str):
+            method = getattr(self, method)
+        return method(state, seat, move, rng)
 
     def view(self, state: State, seat: Seat | None) -> dict:
         raise NotImplementedError
