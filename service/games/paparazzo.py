@@ -79,6 +79,8 @@ PHASES = {
     "rumors": Phase({"show": "_show"}, "Choose the 3 cards your left-hand neighbour will see."),
     "selection": Phase({"select": "_select", "sell_to_stunk": "_stunk"},
                        "The mediator selects a market photo or sells an owned photo to Stunk."),
+    # RULINGS.md: after a penalty the mediator begins again with Phase 1, and no Stunk sale then
+    "reselection": Phase({"select": "_select"}, "After a penalty the mediator selects a market photo again."),
     "offers": Phase({"offer": "_offer", "pass": "_pass"}, "Make an offer or pass."),
     "sale": Phase({"buy": "_buy", "decline": "_decline"}, "Buy the photo at the price or decline."),
     "new_photo": Phase({"place": "_place"}, "Place a card from your hand in the empty market slot."),
@@ -231,6 +233,9 @@ class Paparazzo(Game):
         for raises in RAISES
     )
     phases = PHASES
+
+    def phase(self, state: State) -> str:
+        return "reselection" if state["phase"] == "selection" and state["retry"] else state["phase"]
 
     # -- options and setup ------------------------------------------------------------------
     def load_options(self, players: int, options: Mapping[str, Any] | None) -> dict:
@@ -563,10 +568,8 @@ class Paparazzo(Game):
                 ] + self._end_turn(state, rng)
 
     def _stunk(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
-        letter = move["celebrity"]
         """Book: Sell a Photo to Stink Magazine -- owned photos only, one per celebrity."""
-        if state["retry"]:
-            raise IllegalMove("After a penalty the mediator selects a market photo again.", "must_select")
+        letter = move["celebrity"]
         c = CELEBRITIES.index(letter)
         if any((x >> 3) == c for x in state["stunk"]):
             raise IllegalMove(f"Stunk already bought a photo of celebrity {letter}.", "stunk_has_one")

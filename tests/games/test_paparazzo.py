@@ -295,7 +295,7 @@ def test_penalty_when_the_forced_buyer_cannot_pay():
     assert state["penalties"] == [0, 5_000, 0, 0] and state["cash"] == [15_000] * 4
     assert state["market"] == market and state["phase"] == "selection" and GAME.to_act(state) == [0]
     assert all(m["type"] == "select" for m in GAME.legal_moves(state, 0))
-    rejects(state, 0, {"type": "sell_to_stunk", "celebrity": "E"}, "must_select")
+    rejects(state, 0, {"type": "sell_to_stunk", "celebrity": "E"}, "not_now")
     assert GAME.view(state, None)["penalties"] == [0, 5_000, 0, 0]  # penalties are public
     act(state, 0, {"type": "select", "slot": 0})  # the same photo may be selected again
 
