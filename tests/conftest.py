@@ -6,11 +6,13 @@ match id); otherwise they start their own embedded server in a temporary folder.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +25,9 @@ from service.config import Settings
 from service.embedded import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="session")
@@ -55,6 +60,25 @@ def app(redis_client):
 def http(app):
     """Flask's test client: the real app and Redis, no network (fast)."""
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium driven by Playwright, one per test process (Playwright's sync API allows one at a
+    time in a thread).  In CI (``CI=true``) a browser that cannot start fails the tests; elsewhere they are
+    skipped with the reason."""
+    try:
+        from playwright.sync_api import sync_playwright
+
+        manager = sync_playwright().start()
+        chromium = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    except Exception as exc:  # noqa: BLE001 - any failure to start is reported the same way
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the browser cannot start in CI: {exc}")
+        pytest.skip(f"no browser here ({exc}); install chromium (apt-get install -y chromium)")
+    yield chromium
+    chromium.close()
+    manager.stop()
 
 
 class Server:
@@ -136,6 +160,25 @@ def ref(server) -> Referee:
             assert exc.problem["code"] in ("not_over", "unknown_match"), exc.problem
             continue
         assert replay(record) == record["result"], match_id
+
+
+def run_async(coro):
+    """``asyncio.run`` on a thread of its own: the session's Playwright (sync API) keeps an event loop
+    running on the test's thread, where ``asyncio.run`` refuses to start."""
+    out: dict = {}
+
+    def main() -> None:
+        try:
+            out["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the test's thread
+            out["error"] = exc
+
+    thread = threading.Thread(target=main)
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
 
 
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import time
 
-import pytest
-
 from clients.client import Referee
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 # Opens the stream and writes every event it gets into the page (named SSE events need a listener each).
 FOLLOW = """([url, types]) => new Promise((resolve, reject) => {
@@ -28,21 +21,6 @@ FOLLOW = """([url, types]) => new Promise((resolve, reject) => {
   es.onopen = () => resolve(true);
   es.onerror = () => reject(new Error('the stream failed'));
 })"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        message = f"{CHROMIUM} is missing (apt-get install -y chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def test_event_source_gets_its_seat_private_events_and_not_the_other_seat(browser, ref: Referee, tmp_path):

@@ -1,9 +1,9 @@
 """A real browser (Playwright driving Debian's chromium) against a real `referee serve`.
 
-In CI (``CI=true``) a browser that cannot start fails the tests; elsewhere they are skipped with
-the reason.  Screenshots go to $REFEREE_SCREENSHOTS when it is set (the README regenerates the
-committed ones in tests/web/screenshots/ that way), else to a folder in the system's temp dir, so
-that running the suite leaves the checkout unchanged.
+The browser is tests/conftest.py's (in CI a browser that cannot start fails the tests).  Screenshots
+go to $REFEREE_SCREENSHOTS when it is set (the README regenerates the committed ones in
+tests/web/screenshots/ that way), else to a folder in the system's temp dir, so that running the
+suite leaves the checkout unchanged.
 """
 
 from __future__ import annotations
@@ -16,28 +16,9 @@ import pytest
 
 from tests.conftest import Server
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SHOTS = Path(os.environ.get("REFEREE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "referee-screenshots")
 DESKTOP = {"width": 1200, "height": 900}
 PHONE = {"width": 375, "height": 800}
-
-
-@pytest.fixture(scope="session")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-
-        manager = sync_playwright().start()
-        chromium = manager.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-    except Exception as exc:  # noqa: BLE001 - any failure to start is reported the same way
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the browser cannot start in CI: {exc}")
-        pytest.skip(f"no browser here ({exc}); install chromium (apt-get install -y chromium)")
-    yield chromium
-    chromium.close()
-    manager.stop()
 
 
 @pytest.fixture(scope="session")
