@@ -15,6 +15,8 @@ from typing import Any, ClassVar
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from .shape import Shape
+
 State = dict[str, Any]
 Move = dict[str, Any]
 Seat = int
@@ -166,6 +168,8 @@ class Game:
     variants: ClassVar[Sequence[Mapping[str, Any]]] = ({},)
     #: each phase (named by ``phase(state)``) and the move types it allows
     phases: ClassVar[Mapping[str, Phase]]
+    #: the state's keys, types and visibility, declared once; ``view`` and ``sample_state`` are built from it
+    shape: ClassVar[Shape]
 
     # -- the contract -------------------------------------------------------------------
     def setup(self, players: int, options: Mapping[str, Any], rng: random.Random) -> State:
@@ -208,7 +212,13 @@ class Game:
         return method(state, seat, move, rng)
 
     def view(self, state: State, seat: Seat | None) -> dict:
-        raise NotImplementedError
+        """What ``seat`` (None: a spectator) may see: the declared shape's view and what ``present`` adds."""
+        view = self.shape.view(state, seat, self.is_over(state))
+        self.present(view, state, seat)
+        return view
+
+    def present(self, view: dict, state: State, seat: Seat | None) -> None:
+        """Add to a view what it derives from the state for presentation only (never read back)."""
 
     def is_over(self, state: State) -> bool:
         raise NotImplementedError
@@ -217,7 +227,14 @@ class Game:
         raise NotImplementedError
 
     def sample_state(self, view: dict, seat: Seat, rng: random.Random) -> State:
-        raise NotImplementedError
+        """A full state consistent with ``seat``'s view (for search): what the view shows read back by the
+        declared shape, the rest dealt by ``deal``."""
+        state = self.shape.read(view, seat)
+        self.deal(state, view, seat, rng)
+        return state
+
+    def deal(self, state: State, view: dict, seat: Seat, rng: random.Random) -> None:
+        """Fill into a sample what ``seat`` cannot see: the keys the shape declares hidden, others' own entries."""
 
     # -- shared helpers -----------------------------------------------------------------
     def load_options(self, players: int, options: Mapping[str, Any] | None) -> dict:

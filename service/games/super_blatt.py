@@ -8,20 +8,12 @@ order and the unturned trend cards are hidden from everyone.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from .base import (
-    BaseOptions,
-    Game,
-    IllegalMove,
-    Outcome,
-    Phase,
-    State,
-    event,
-    safe_default,
-)
+from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default
+from .shape import Custom, Hidden, Public, Shape
 
 CATEGORIES = ("sex", "crime", "sport", "business")
 # RULINGS.md, Das Super-Blatt: specials per category (chosen) -- EXTRA, 1..4 arrows, plain.
@@ -56,6 +48,75 @@ def _build_cards() -> tuple[dict, ...]:
 CARDS = _build_cards()
 CATEGORY_OF = tuple(c["category"] for c in CARDS)
 DECK_SIZE = len(CARDS)  # 54
+Category = Literal["sex", "crime", "sport", "business"]
+
+
+class Pending(TypedDict):
+    """What the seat to act still owes this turn: a card after an EXTRA, or the victim of its arrows."""
+
+    kind: Literal["extra", "steal"]
+    category: Category
+    arrows: NotRequired[int]  # steal: how many cards the arrows take
+
+
+class SuperBlattState(TypedDict):
+    """A match: cards are ids into ``CARDS``, trend cards indices into ``TRENDS``."""
+
+    players: int
+    round: int
+    deck: list[int]  # the undealt cards, next to deal first
+    trend_deck: list[int]  # the unturned trend cards, next to turn last
+    trends: list[int]  # the turned trend cards, this round's last
+    columns: list[list[int]]  # the tableau, each column's top card last
+    hands: list[list[int]]  # each seat's scoops, in the order taken
+    scores: list[int]
+    round_points: list[list[dict[Category, int]]]  # per round, per seat, points per category
+    starter: int
+    turn: int  # kept when the match ends (the view shows None then)
+    pending: Pending | None
+    over: bool
+
+
+def cards(ids: list[int]) -> list[dict]:
+    return [CARDS[c] for c in ids]
+
+
+def stacks(ids: list[list[int]]) -> list[list[dict]]:
+    return [[CARDS[c] for c in stack] for stack in ids]
+
+
+def stack_ids(shown: list[list[dict]]) -> list[list[int]]:
+    return [[c["id"] for c in stack] for stack in shown]
+
+
+def _show_trends(view: dict, state: SuperBlattState, seat: int | None) -> None:
+    trends = state["trends"]
+    view["trend"] = {"card": trends[-1], "points": TRENDS[trends[-1]]}
+    view["past_trends"] = trends[:-1]
+
+
+def _show_turn(view: dict, state: SuperBlattState, seat: int | None) -> None:
+    view["turn"] = None if state["over"] else state["turn"]
+
+
+#: the holdings are public (the book keeps the stacks visible); the deck's order and the unturned trend
+#: cards are hidden from everyone; the match is over exactly when the view's turn is None
+SHAPE = Shape(
+    SuperBlattState,
+    players=Custom(take=lambda view, seat: len(view["hands"])),
+    round=Public(),
+    deck=Hidden(count="deck_size", reveal="deck", show=cards),
+    trend_deck=Hidden(count="unturned_trends", reveal="trend_deck", show=list),
+    trends=Custom(_show_trends, lambda view, seat: view["past_trends"] + [view["trend"]["card"]]),
+    columns=Public(show=stacks, read=stack_ids),
+    hands=Public(show=stacks, read=stack_ids),
+    scores=Public(show=list, read=list),
+    round_points=Public(),
+    starter=Public(),
+    turn=Custom(_show_turn, lambda view, seat: seat if view["turn"] is None else view["turn"]),
+    pending=Public(),
+    over=Custom(take=lambda view, seat: view["turn"] is None),
+)
 
 
 class Options(BaseOptions):
@@ -99,6 +160,7 @@ class SuperBlatt(Game):
     max_players = 4
     Options = Options
     moves = {"take": TakeMove, "pass": PassMove, "steal": StealMove}
+    shape = SHAPE
     #: book: take a top card; after an EXTRA, one more of its category or pass; after arrows, name the victim
     phases = {
         "take": Phase({"take": "_take"}, "Take the top card of a column first."),
@@ -107,31 +169,31 @@ class SuperBlatt(Game):
         "steal": Phase({"steal": "_steal"}, "Name the opponent your arrows steal from."),
     }
 
-    def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
+    def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> SuperBlattState:
         deck = list(range(DECK_SIZE))
         rng.shuffle(deck)
         trends = list(range(len(TRENDS)))
         rng.shuffle(trends)
         first = self.first_seat(players, options, rng)
-        state: State = {
-            "players": players,
-            "round": 0,
-            "deck": deck,
-            "trend_deck": trends,
-            "trends": [],
-            "columns": [[], [], [], []],
-            "hands": [[] for _ in range(players)],
-            "scores": [0] * players,
-            "round_points": [],
-            "starter": first,
-            "turn": first,
-            "pending": None,
-            "over": False,
-        }
+        state = SuperBlattState(
+            players=players,
+            round=0,
+            deck=deck,
+            trend_deck=trends,
+            trends=[],
+            columns=[[], [], [], []],
+            hands=[[] for _ in range(players)],
+            scores=[0] * players,
+            round_points=[],
+            starter=first,
+            turn=first,
+            pending=None,
+            over=False,
+        )
         self._start_round(state, first)
         return state
 
-    def _start_round(self, state: State, starter: int) -> list[dict]:
+    def _start_round(self, state: SuperBlattState, starter: int) -> list[dict]:
         """Deal 18 cards into columns of 6/5/4/3 and turn the next trend card (book: Preparations)."""
         deck = state["deck"]
         state["columns"] = []
@@ -151,10 +213,10 @@ class SuperBlatt(Game):
         })]
 
     # -- whose decision --------------------------------------------------------------
-    def to_act(self, state: State) -> list[int]:
+    def to_act(self, state: SuperBlattState) -> list[int]:
         return [] if state["over"] else [state["turn"]]
 
-    def legal_moves(self, state: State, seat: int) -> list[dict]:
+    def legal_moves(self, state: SuperBlattState, seat: int) -> list[dict]:
         if state["over"] or seat != state["turn"]:
             return []
         pending = state["pending"]
@@ -167,15 +229,15 @@ class SuperBlatt(Game):
                     if col and CATEGORY_OF[col[-1]] == cat] + [{"type": "pass"}]
         return [{"type": "steal", "victim": v} for v in self._victims(state, seat, pending["category"])]
 
-    def _victims(self, state: State, seat: int, category: str) -> list[int]:
+    def _victims(self, state: SuperBlattState, seat: int, category: str) -> list[int]:
         return [p for p, hand in enumerate(state["hands"]) if p != seat and count(hand, category)]
 
     # -- applying ----------------------------------------------------------------------
-    def phase(self, state: State) -> str:
+    def phase(self, state: SuperBlattState) -> str:
         pending = state["pending"]
         return "take" if pending is None else pending["kind"]
 
-    def _top(self, state: State, column: int) -> int:
+    def _top(self, state: SuperBlattState, column: int) -> int:
         if not 0 <= column < len(state["columns"]):
             raise IllegalMove("There are four columns, 0 to 3.", "no_such_column")
         col = state["columns"][column]
@@ -183,7 +245,7 @@ class SuperBlatt(Game):
             raise IllegalMove(f"Column {column} is empty.", "column_empty")
         return col[-1]
 
-    def _take(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _take(self, state: SuperBlattState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         column = move["column"]
         card = self._top(state, column)
         state["columns"][column].pop()
@@ -208,10 +270,10 @@ class SuperBlatt(Game):
                 events += self._do_steal(state, seat, victims[0], cat, info["arrows"])
         return events + self._end_turn(state, seat)
 
-    def _decline_extra(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _decline_extra(self, state: SuperBlattState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         return [event("extra_declined", {"seat": seat})] + self._end_turn(state, seat)
 
-    def _take_extra(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _take_extra(self, state: SuperBlattState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         column, category = move["column"], state["pending"]["category"]
         card = self._top(state, column)
         if CATEGORY_OF[card] != category:
@@ -222,7 +284,7 @@ class SuperBlatt(Game):
         took = event("took_extra", {"seat": seat, "column": column, "card": CARDS[card]})
         return [took] + self._end_turn(state, seat)
 
-    def _steal(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _steal(self, state: SuperBlattState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         victim, pending = move["victim"], state["pending"]
         if victim == seat or not 0 <= victim < state["players"]:
             raise IllegalMove("Steal from an opponent at this table.", "bad_victim")
@@ -231,7 +293,7 @@ class SuperBlatt(Game):
         events = self._do_steal(state, seat, victim, pending["category"], pending["arrows"])
         return events + self._end_turn(state, seat)
 
-    def _do_steal(self, state: State, seat: int, victim: int, category: str, arrows: int) -> list[dict]:
+    def _do_steal(self, state: SuperBlattState, seat: int, victim: int, category: str, arrows: int) -> list[dict]:
         """Book: one card of the category per arrow, all from one player, as many as they have."""
         hand = state["hands"][victim]
         taken = [c for c in reversed(hand) if CATEGORY_OF[c] == category][:arrows]
@@ -241,10 +303,10 @@ class SuperBlatt(Game):
         return [event("stole", {"seat": seat, "victim": victim, "category": category,
                                 "cards": [CARDS[c] for c in taken]})]
 
-    def _tableau_left(self, state: State) -> bool:
+    def _tableau_left(self, state: SuperBlattState) -> bool:
         return any(state["columns"])
 
-    def _end_turn(self, state: State, seat: int) -> list[dict]:
+    def _end_turn(self, state: SuperBlattState, seat: int) -> list[dict]:
         state["pending"] = None
         if not self._tableau_left(state):
             # Book: the round's next starter is the player to the left of the last starter.
@@ -252,7 +314,7 @@ class SuperBlatt(Game):
         state["turn"] = (seat + 1) % state["players"]
         return []
 
-    def _end_round(self, state: State, next_starter: int) -> list[dict]:
+    def _end_round(self, state: SuperBlattState, next_starter: int) -> list[dict]:
         state["pending"] = None
         trend = TRENDS[state["trends"][-1]]
         points = self.round_points(state["hands"], trend)
@@ -277,69 +339,32 @@ class SuperBlatt(Game):
         return points
 
     # -- what a seat sees ---------------------------------------------------------------
-    def view(self, state: State, seat: int | None) -> dict:
-        over = state["over"]
-        v = {
-            "round": state["round"],
-            "turn": None if over else state["turn"],
-            "starter": state["starter"],
-            "pending": state["pending"],
-            "trend": {"card": state["trends"][-1], "points": TRENDS[state["trends"][-1]]},
-            "past_trends": state["trends"][:-1],
-            "columns": [[CARDS[c] for c in col] for col in state["columns"]],
-            "deck_size": len(state["deck"]),
-            "unturned_trends": len(state["trend_deck"]),
-            "holdings": [{cat: count(h, cat) for cat in CATEGORIES} for h in state["hands"]],
-            "hands": [[CARDS[c] for c in h] for h in state["hands"]],
-            "scores": list(state["scores"]),
-            "round_points": state["round_points"],
-            "you": seat,
-        }
-        if over:  # everything is revealed at the end
-            v["deck"] = [CARDS[c] for c in state["deck"]]
-            v["trend_deck"] = list(state["trend_deck"])
-        return v
+    def present(self, view: dict, state: SuperBlattState, seat: int | None) -> None:
+        view["holdings"] = [{cat: count(h, cat) for cat in CATEGORIES} for h in state["hands"]]
 
-    def is_over(self, state: State) -> bool:
+    def is_over(self, state: SuperBlattState) -> bool:
         return state["over"]
 
-    def final_result(self, state: State) -> Outcome:
+    def final_result(self, state: SuperBlattState) -> Outcome:
         breakdown = [{"rounds": [state["round_points"][r][p] for r in range(len(state["round_points"]))],
                       "cards": {cat: count(state["hands"][p], cat) for cat in CATEGORIES}}
                      for p in range(state["players"])]
         return Outcome.by_score(state["scores"], breakdown)
 
-    def sample_state(self, view: dict, seat: int, rng: random.Random) -> State:
+    def deal(self, state: SuperBlattState, view: dict, seat: int, rng: random.Random) -> None:
         """Everything but the deck order and the unturned trends is public: shuffle those."""
-        columns = [[c["id"] for c in col] for col in view["columns"]]
-        hands = [[c["id"] for c in h] for h in view["hands"]]
-        seen = {c for col in columns for c in col} | {c for h in hands for c in h}
+        seen = {c for col in state["columns"] for c in col} | {c for h in state["hands"] for c in h}
         deck = [c for c in range(DECK_SIZE) if c not in seen]
         rng.shuffle(deck)
-        used = set(view["past_trends"]) | {view["trend"]["card"]}
-        trend_deck = [t for t in range(len(TRENDS)) if t not in used]
+        trend_deck = [t for t in range(len(TRENDS)) if t not in state["trends"]]
         rng.shuffle(trend_deck)
-        return {
-            "players": len(hands),
-            "round": view["round"],
-            "deck": deck,
-            "trend_deck": trend_deck,
-            "trends": view["past_trends"] + [view["trend"]["card"]],
-            "columns": columns,
-            "hands": hands,
-            "scores": list(view["scores"]),
-            "round_points": view["round_points"],
-            "starter": view["starter"],
-            "turn": view["turn"] if view["turn"] is not None else seat,
-            "pending": view["pending"],
-            "over": view["turn"] is None,
-        }
+        state["deck"], state["trend_deck"] = deck, trend_deck
 
 
 GAME = SuperBlatt()
 
 
-def default_move(state: State, seat: int) -> dict:
+def default_move(state: SuperBlattState, seat: int) -> dict:
     """On a timeout or for a seat that is out: after an EXTRA, pass (the book: "may" take one more);
     else take from the leftmost column that has a card; an arrow steals from the first victim."""
     return safe_default(GAME.legal_moves(state, seat), ("pass",))

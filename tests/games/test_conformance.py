@@ -8,8 +8,9 @@ design.md, the game contract.  Seeded random play to the end, where every few mo
   a copy; fuzzed unlisted moves and moves by seats not to act are refused and change nothing;
 - every bot kind (service.games.BOT_KINDS) chooses a legal move from the seat's view;
 - a move type the phase does not allow is refused with the one reason ``not_now``;
-and after every move the state survives JSON and the game's own invariants hold (a per-game
-hook, which also recomputes the final scores independently).  At the end the match is
+and after every move the state survives JSON, conforms to the game's declared shape (the keys of its
+TypedDict, each of its JSON type; samples too) and the game's own invariants hold (a per-game hook,
+which also recomputes the final scores independently).  At the end the match is
 replayed from (seed, options, moves) with the referee's per-version randomness and must give
 every seat's view and the result again.
 
@@ -117,10 +118,20 @@ def check_hidden_information(game, hooks, state: dict, players: int, actor: int,
                 assert mine == theirs
 
 
+def conforms(game, state: dict) -> None:
+    """The state has the keys and JSON types its game declares (service/games/shape.py); Picture Perfect's
+    declaration is still to come."""
+    shape = getattr(game, "shape", None)
+    if shape is not None:
+        shape.check(state)
+
+
 def check_samples(game, state: dict, players: int, step: int) -> None:
     for seat in range(players):
         view = game.view(state, seat)
-        sample = json.loads(dump(game.sample_state(view, seat, random.Random(step))))
+        sample = game.sample_state(view, seat, random.Random(step))
+        conforms(game, sample)
+        sample = json.loads(dump(sample))
         assert dump(game.view(sample, seat)) == dump(view)
         assert game.legal_moves(sample, seat) == game.legal_moves(state, seat)
         assert game.to_act(sample) == game.to_act(state)
@@ -150,6 +161,7 @@ def play(name: str, players: int, variant: dict, seed: int) -> None:
     options = game.load_options(players, dict(variant))
     state, opening = game.opening(players, options, match_rng(seed, 0))
     assert dump(state) == dump(game.setup(players, options, match_rng(seed, 0))), "opening() deals as setup()"
+    conforms(game, state)
     invariants = hooks.Invariants(state)
     invariants.step(state, opening)
     choose = random.Random(seed)
@@ -173,6 +185,7 @@ def play(name: str, players: int, variant: dict, seed: int) -> None:
         events = game.apply(state, seat, game.parse_move(move), match_rng(seed, step + 1))
         for e in events:
             assert set(e) == {"type", "data", "to"} and (e["to"] == "all" or isinstance(e["to"], list))
+        conforms(game, state)  # so JSON gives it back as it is
         state = json.loads(dump(state))  # the referee stores JSON
         invariants.step(state, events)
         record.append((seat, move))
