@@ -45,11 +45,12 @@ Decisions the books leave open (made here, tested in tests/games/test_dice_party
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, State, event, safe_default, span
+from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default, span
+from .shape import Public, Shape
 
 PARTY_PEOPLE, VIPS, MOBS = "party_people", "vips", "mobs"
 KINDS = (PARTY_PEOPLE, VIPS, MOBS)
@@ -69,6 +70,61 @@ STEP_HINT = {
     "send_mobs": "name the next opponent who receives Mobs ('send_mobs')",
     "grow": "choose growth option a or b ('grow')",
 }
+Guests = Literal["party_people", "vips", "mobs"]
+
+
+class Result(TypedDict):
+    """A round's end: its winners and the condition they won by (None: a stalemate)."""
+
+    round: int
+    winners: list[int]
+    condition: Literal["escalation", "millionaire", "wallets"] | None
+
+
+class DicePartyState(TypedDict):
+    """A match.  Nothing at this table is hidden and no future roll is stored."""
+
+    players: int
+    full_game: bool
+    round: int
+    starter: int | None  # None until the opening's start roll
+    start_rolls: list[dict[str, list[int]]]  # this round's start roll attempts: seat (a string) -> dice
+    turn: int | None  # None until the opening's start roll
+    phase: Literal["steal", "provoke", "send_mobs", "grow"] | None  # the decision owed; None: none
+    roll: dict[Guests, list[int]] | None  # this turn's roll, highest first; None: the turn was skipped
+    mobs_to_send: int
+    received: list[int]  # the opponents this provocation's Mobs went to so far
+    parties: list[dict[Guests, int]]
+    supplies: list[dict[Guests, int]]
+    wallets: list[int]
+    in_round: list[bool]
+    escalated: list[int]  # this round's, in order
+    escalations: list[int]
+    out: list[bool]
+    results: list[Result]
+    over: bool
+    winners: list[int]
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of plain JSON data (much faster than copy.deepcopy)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+#: everything at this table is public: the view is a copy of the state (plus what ``present`` derives),
+#: and a sample reads the state back from it exactly
+FLAT, NESTED = Public(show=list, read=list), Public(show=_copy, read=_copy)
+SHAPE = Shape(
+    DicePartyState,
+    players=Public(), full_game=Public(), round=Public(), starter=Public(), start_rolls=NESTED, turn=Public(),
+    phase=Public(), roll=NESTED, mobs_to_send=Public(), received=FLAT, parties=NESTED, supplies=NESTED,
+    wallets=FLAT, in_round=FLAT, escalated=FLAT, escalations=FLAT, out=FLAT, results=NESTED, over=Public(),
+    winners=FLAT,
+)
 
 
 class Options(BaseOptions):
@@ -147,42 +203,43 @@ class DiceParty(Game):
     Options = Options
     moves = {"steal": StealMove, "provoke": ProvokeMove, "send_mobs": SendMobsMove, "grow": GrowMove}
     variants = ({}, {"full_game": True})
+    shape = SHAPE
     #: each step of a turn (book: Spielablauf) is decided by the move of the same name
     phases = {step: Phase({step: f"_on_{step}"}, f"first {STEP_HINT[step]}.") for step in STEPS}
 
     # -- setting up ------------------------------------------------------------------------
-    def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
+    def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> DicePartyState:
         return self.opening(players, options, rng)[0]
 
-    def opening(self, players: int, options: dict[str, Any], rng: random.Random) -> tuple[State, list[dict]]:
+    def opening(self, players: int, options: dict[str, Any], rng: random.Random) -> tuple[DicePartyState, list[dict]]:
         """The start parties, the start roll and the first player's roll, as events for everyone."""
-        state: State = {
-            "players": players,
-            "full_game": bool(options.get("full_game", False)),
-            "round": 0,
-            "starter": None,
-            "start_rolls": [],
-            "turn": None,
-            "phase": None,
-            "roll": None,
-            "mobs_to_send": 0,
-            "received": [],
-            "parties": [dict(START_PARTY) for _ in range(players)],
-            "supplies": [{k: SET_SIZE for k in KINDS} for _ in range(players)],
-            "wallets": [0] * players,
-            "in_round": [True] * players,
-            "escalated": [],
-            "escalations": [0] * players,
-            "out": [False] * players,
-            "results": [],
-            "over": False,
-            "winners": [],
-        }
+        state = DicePartyState(
+            players=players,
+            full_game=bool(options.get("full_game", False)),
+            round=0,
+            starter=None,
+            start_rolls=[],
+            turn=None,
+            phase=None,
+            roll=None,
+            mobs_to_send=0,
+            received=[],
+            parties=[dict(START_PARTY) for _ in range(players)],
+            supplies=[{k: SET_SIZE for k in KINDS} for _ in range(players)],
+            wallets=[0] * players,
+            in_round=[True] * players,
+            escalated=[],
+            escalations=[0] * players,
+            out=[False] * players,
+            results=[],
+            over=False,
+            winners=[],
+        )
         events = self._new_round(state, rng, options.get("first_seat"))
         events += self._run(state, rng, "turn")
         return state, events
 
-    def _new_round(self, state: State, rng: random.Random, first: int | None = None) -> list[dict]:
+    def _new_round(self, state: DicePartyState, rng: random.Random, first: int | None = None) -> list[dict]:
         """Der Abend beginnt / Das Vorglühen: fresh start parties, then the start roll."""
         n = state["players"]
         state["round"] += 1
@@ -212,10 +269,10 @@ class DiceParty(Game):
                                         "start_rolls": [dict(a) for a in state["start_rolls"]], "seats": seats})]
 
     # -- whose decision ---------------------------------------------------------------------
-    def to_act(self, state: State) -> list[int]:
+    def to_act(self, state: DicePartyState) -> list[int]:
         return [] if state["over"] or state["phase"] is None else [state["turn"]]
 
-    def legal_moves(self, state: State, seat: int) -> list[dict]:
+    def legal_moves(self, state: DicePartyState, seat: int) -> list[dict]:
         if seat not in self.to_act(state):
             return []
         phase, roll = state["phase"], state["roll"]
@@ -237,38 +294,38 @@ class DiceParty(Game):
         return count
 
     @staticmethod
-    def _mob_targets(state: State) -> list[int]:
+    def _mob_targets(state: DicePartyState) -> list[int]:
         """Opponents still in the round that have not received Mobs from this provocation."""
         turn, received = state["turn"], state["received"]
         return [s for s in range(state["players"]) if s != turn and state["in_round"][s] and s not in received]
 
     # -- applying -----------------------------------------------------------------------------
-    def _on_steal(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _on_steal(self, state: DicePartyState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         sixes = state["roll"][PARTY_PEOPLE].count(STEAL_FACE)
         if not 0 <= move["count"] <= sixes:
             raise IllegalMove(f"You can rob 0 to {sixes} Party-People showing 6.", "bad_count")
         events, step = self._steal(state, rng, seat, move["count"])
         return events + self._run(state, rng, step)
 
-    def _on_provoke(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _on_provoke(self, state: DicePartyState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         able = self._provocable(state["roll"])
         if not 0 <= move["count"] <= able:
             raise IllegalMove(f"You can provoke 0 to {able} VIPs showing 4 or more.", "bad_count")
         events, step = self._provoke(state, seat, move["count"])
         return events + self._run(state, rng, step)
 
-    def _on_send_mobs(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _on_send_mobs(self, state: DicePartyState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         targets = self._mob_targets(state)
         if move["opponent"] not in targets:
             raise IllegalMove(f"The next Mobs go to one of the opponents {targets}.", "bad_opponent")
         events, step = self._send_mobs(state, seat, move["opponent"])
         return events + self._run(state, rng, step)
 
-    def _on_grow(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _on_grow(self, state: DicePartyState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         events, step = self._grow(state, seat, move["option"])
         return events + self._run(state, rng, step)
 
-    def _run(self, state: State, rng: random.Random, step: str | None) -> list[dict]:
+    def _run(self, state: DicePartyState, rng: random.Random, step: str | None) -> list[dict]:
         """Carry the match on until a seat owes a real decision or the match ends."""
         events: list[dict] = []
         while step is not None and not state["over"]:
@@ -305,7 +362,7 @@ class DiceParty(Game):
                 break
         return events
 
-    def _start_turn(self, state: State, rng: random.Random, events: list[dict]) -> str | None:
+    def _start_turn(self, state: DicePartyState, rng: random.Random, events: list[dict]) -> str | None:
         """Steps 1 to 3: throw the party, check escalation, check for a millionaire."""
         seat = state["turn"]
         party = state["parties"][seat]
@@ -329,7 +386,8 @@ class DiceParty(Game):
             return self._round_won(state, rng, [seat], "millionaire", events)
         return "steal"
 
-    def _escalate(self, state: State, rng: random.Random, seat: int, roll: dict, events: list[dict]) -> str | None:
+    def _escalate(self, state: DicePartyState, rng: random.Random, seat: int, roll: dict,
+                  events: list[dict]) -> str | None:
         state["in_round"][seat] = False
         state["escalated"].append(seat)
         state["escalations"][seat] += 1
@@ -344,7 +402,7 @@ class DiceParty(Game):
             return self._round_won(state, rng, left, "escalation", events)
         return "next"
 
-    def _steal(self, state: State, rng: random.Random, seat: int, count: int) -> tuple[list[dict], str | None]:
+    def _steal(self, state: DicePartyState, rng: random.Random, seat: int, count: int) -> tuple[list[dict], str | None]:
         """Brieftaschen klauen: the robbed guests go back to the supply; the first theft takes the counter die."""
         if count == 0:
             return [event("stole", {"seat": seat, "count": 0, "wallets": state["wallets"][seat]})], "provoke"
@@ -360,7 +418,7 @@ class DiceParty(Game):
             return events, self._round_won(state, rng, [seat], "wallets", events)
         return events, "provoke"
 
-    def _provoke(self, state: State, seat: int, count: int) -> tuple[list[dict], str | None]:
+    def _provoke(self, state: DicePartyState, seat: int, count: int) -> tuple[list[dict], str | None]:
         """Gäste provozieren: always the highest VIPs first; they return to the supply and become Mobs."""
         roll = state["roll"]
         values = roll[VIPS][:count]
@@ -370,7 +428,7 @@ class DiceParty(Game):
         state["mobs_to_send"], state["received"] = count, []
         return [event("provoked", {"seat": seat, "count": count, "values": values})], "send_mobs"
 
-    def _send_mobs(self, state: State, seat: int, opponent: int) -> tuple[list[dict], str]:
+    def _send_mobs(self, state: DicePartyState, seat: int, opponent: int) -> tuple[list[dict], str]:
         amount = state["mobs_to_send"]
         info = self._add_mobs(state, opponent, amount)
         state["received"].append(opponent)
@@ -378,7 +436,7 @@ class DiceParty(Game):
         return [event("mobs_sent", {"seat": seat, "opponent": opponent, "count": amount, **info})], "send_mobs"
 
     @staticmethod
-    def _add_mobs(state: State, seat: int, amount: int) -> dict[str, Any]:
+    def _add_mobs(state: DicePartyState, seat: int, amount: int) -> dict[str, Any]:
         """FAQ 3: take the Mobs the supply still has; each missing one removes a VIP, else a Party-People."""
         party, supply = state["parties"][seat], state["supplies"][seat]
         taken = min(amount, supply[MOBS])
@@ -394,7 +452,7 @@ class DiceParty(Game):
                     break
         return {"taken": taken, "removed": removed}
 
-    def _grow(self, state: State, seat: int, option: str) -> tuple[list[dict], str]:
+    def _grow(self, state: DicePartyState, seat: int, option: str) -> tuple[list[dict], str]:
         g = growth(state["roll"], state["supplies"][seat], option)
         party, supply = state["parties"][seat], state["supplies"][seat]
         party[g["kind"]] += g["joined"]
@@ -402,7 +460,7 @@ class DiceParty(Game):
         info = self._add_mobs(state, seat, g["mobs"])
         return [event("grew", {"seat": seat, "option": option, **g, **info})], "next"
 
-    def _next_turn(self, state: State, rng: random.Random, events: list[dict]) -> str | None:
+    def _next_turn(self, state: DicePartyState, rng: random.Random, events: list[dict]) -> str | None:
         n = state["players"]
         left = [s for s in range(n) if state["in_round"][s]]
         if not party_size(state["parties"][state["turn"]]) and all(
@@ -418,7 +476,7 @@ class DiceParty(Game):
         state["mobs_to_send"], state["received"] = 0, []
         return "turn"
 
-    def _round_won(self, state: State, rng: random.Random, winners: list[int], condition: str | None,
+    def _round_won(self, state: DicePartyState, rng: random.Random, winners: list[int], condition: str | None,
                    events: list[dict]) -> str | None:
         """A round ends; in the full game the match goes on until someone is crowned."""
         state["phase"] = None
@@ -436,7 +494,7 @@ class DiceParty(Game):
         events += self._new_round(state, rng)
         return "turn"
 
-    def _game_over(self, state: State, winners: list[int], how: str, events: list[dict]) -> None:
+    def _game_over(self, state: DicePartyState, winners: list[int], how: str, events: list[dict]) -> None:
         state["over"] = True
         state["phase"] = None
         state["winners"] = list(winners)
@@ -444,27 +502,24 @@ class DiceParty(Game):
         return None
 
     @staticmethod
-    def _conditions(state: State, seat: int) -> set[str]:
+    def _conditions(state: DicePartyState, seat: int) -> set[str]:
         return {r["condition"] for r in state["results"] if r["condition"] and r["winners"] == [seat]}
 
     # -- what a seat sees -----------------------------------------------------------------------
-    def view(self, state: State, seat: int | None) -> dict:
-        """Everything at this table is public; only ``you`` differs between seats."""
-        v = {k: _copy(val) for k, val in state.items()}
-        v["you"] = seat
-        v["to_act"] = self.to_act(state)
-        v["standings"] = [{"round_wins": sum(1 for r in state["results"] if s in r["winners"]),
-                           "conditions": sorted(self._conditions(state, s)),
-                           "escalations": state["escalations"][s]} for s in range(state["players"])]
+    def present(self, view: dict, state: DicePartyState, seat: int | None) -> None:
+        """Whose decision, each seat's standing in the match and, when growing, what each option brings."""
+        view["to_act"] = self.to_act(state)
+        view["standings"] = [{"round_wins": sum(1 for r in state["results"] if s in r["winners"]),
+                              "conditions": sorted(self._conditions(state, s)),
+                              "escalations": state["escalations"][s]} for s in range(state["players"])]
         if state["phase"] == "grow":
             seat_ = state["turn"]
-            v["growth"] = {o: growth(state["roll"], state["supplies"][seat_], o) for o in ("a", "b")}
-        return v
+            view["growth"] = {o: growth(state["roll"], state["supplies"][seat_], o) for o in ("a", "b")}
 
-    def is_over(self, state: State) -> bool:
+    def is_over(self, state: DicePartyState) -> bool:
         return state["over"]
 
-    def final_result(self, state: State) -> Outcome:
+    def final_result(self, state: DicePartyState) -> Outcome:
         n, winners = state["players"], list(state["winners"])
         if not state["full_game"]:
             scores = [1 if s in winners else 0 for s in range(n)]
@@ -485,29 +540,11 @@ class DiceParty(Game):
                       "out": state["out"][s], "crowned": s in winners} for s in range(n)]
         return Outcome(scores, ranking, winners, breakdown)
 
-    def sample_state(self, view: dict, seat: int, rng: random.Random) -> State:
-        """Nothing is hidden and no future roll is stored: the view is the state."""
-        return {k: _copy(view[k]) for k in STATE_KEYS}
-
-
-STATE_KEYS = ("players", "full_game", "round", "starter", "start_rolls", "turn", "phase", "roll", "mobs_to_send",
-              "received", "parties", "supplies", "wallets", "in_round", "escalated", "escalations", "out",
-              "results", "over", "winners")
-
-
-def _copy(value: Any) -> Any:
-    """A deep copy of plain JSON data (much faster than copy.deepcopy)."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
 
 GAME = DiceParty()
 
 
-def default_move(state: State, seat: int) -> dict:
+def default_move(state: DicePartyState, seat: int) -> dict:
     """On a timeout or for a seat that is out: rob every 6 and provoke every VIP it may, grow by the
     option that brings more guests, send the mobs to the first opponent listed.  A party that never
     robs, provokes or grows could go on forever (the full game needs an escalation to end), so

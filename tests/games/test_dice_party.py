@@ -18,8 +18,8 @@ from service.games.dice_party import (
     MOBS,
     PARTY_PEOPLE,
     SET_SIZE,
-    STATE_KEYS,
     VIPS,
+    DicePartyState,
     escalates,
     millionaire,
 )
@@ -600,8 +600,8 @@ def test_view_is_the_same_for_every_seat_and_spectator():
                         assert GAME.legal_moves(state, seat) == []
                     assert GAME.sample_state(v, seat, random.Random(0)) == state
                 # the view is the state plus what a UI derives from it: no seed, no roll to come
-                assert set(spectator) - set(STATE_KEYS) <= {"you", "to_act", "standings", "growth"}
-                assert set(state) == set(STATE_KEYS)
+                assert set(spectator) - DicePartyState.__required_keys__ <= {"you", "to_act", "standings", "growth"}
+                assert set(state) == DicePartyState.__required_keys__
                 seat = GAME.to_act(state)[0]
                 GAME.apply(state, seat, concretize(rng.choice(GAME.legal_moves(state, seat)), rng), rng)
             assert json.dumps(GAME.view(state, 0))  # plain JSON
