@@ -47,11 +47,12 @@ Decisions where the book and RULINGS.md are silent (chosen here):
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, State, event, safe_default, span
+from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default, span
+from .shape import Column, Custom, Public, Rows, Shape
 
 COLORS = ("red", "yellow", "white", "black")
 COLOR_INDEX = {c: i for i, c in enumerate(COLORS)}
@@ -77,6 +78,37 @@ MAX_ON_LOT = 7
 START_CASH = 10  # millions, per colour
 DEBIT = 10  # what each debit card costs at the end
 MIN_LOTS = 2  # lots needed to win (2 players: per colour)
+
+
+class BigShotState(TypedDict):
+    """A match: colours are indices into ``COLORS``, lots into ``LOTS``; per-colour lists are its money piles."""
+
+    players: int
+    hidden_money: bool
+    owner: list[int | None]  # per colour, its seat (None: the Ghost, 3 players)
+    spaces: list[list[int]]  # each auction space's cubes, sorted; emptied once bought
+    broker: int  # the space the broker stands on
+    round: int
+    die: int | None  # this round's roll (None only while setting up)
+    roller: int
+    phase: Literal["start", "loans", "bidding", "pay", "place", "over"]
+    turn: int | None  # None once the match is over
+    loan_seats_done: int  # seats through with the loan step this round
+    high_bid: int
+    high_bidder: int | None
+    passed: list[bool]  # per seat, this auction
+    loaned: list[bool]  # per colour, this round
+    buyer: int | None
+    price: int
+    hand: list[int]  # the bought cubes still to place
+    lots: list[list[int]]  # per lot, cubes per colour
+    lot_owner: list[int | None]  # per lot, the colour that took it
+    closed: list[bool]  # per lot
+    removed: int  # cubes out of the game
+    cash: list[int]  # per colour, millions
+    debits: list[int]  # per colour, debit cards
+    paid: int  # millions paid to the bank
+    over: bool
 
 
 class Options(BaseOptions):
@@ -157,7 +189,7 @@ def seat_colors(owner: list[int | None], seat: int) -> list[int]:
     return [c for c, s in enumerate(owner) if s == seat]
 
 
-def tally(state: State) -> list[dict]:
+def tally(state: BigShotState) -> list[dict]:
     """Each seat's balance sheet from the lots owned so far, cash and debit cards."""
     worth = lot_worth(state["lot_owner"])
     sheets = []
@@ -203,6 +235,100 @@ def deal_cubes(rng: random.Random) -> list[list[int]]:
             return spaces
 
 
+def cash_seen(state: BigShotState, seat: int | None) -> list[bool]:
+    """Per colour, whether ``seat`` sees its cash: open money, the end of the match, or its own pile
+    (book: the challenging variant)."""
+    if not state["hidden_money"] or state["over"]:
+        return [True] * len(COLORS)
+    return [seat is not None and owner == seat for owner in state["owner"]]
+
+
+def _names(colors: list[int]) -> list[str]:
+    return [COLORS[c] for c in colors]
+
+
+def _indices(names: list[str]) -> list[int]:
+    return [COLOR_INDEX[c] for c in names]
+
+
+def _show_cubes(lots: list[list[int]]) -> list[dict[str, int]]:
+    return [{COLORS[c]: n for c, n in enumerate(counts) if n} for counts in lots]
+
+
+def _read_cubes(shown: list[dict[str, int]]) -> list[list[int]]:
+    lots = [[0] * len(COLORS) for _ in shown]
+    for counts, cubes in zip(lots, shown):
+        for name, k in cubes.items():
+            counts[COLOR_INDEX[name]] = k
+    return lots
+
+
+def _show_cash(view: dict, state: BigShotState, seat: int | None) -> None:
+    seen = cash_seen(state, seat)
+    for account in view["accounts"]:
+        c = COLOR_INDEX[account["color"]]
+        account["cash"] = state["cash"][c] if seen[c] else None
+
+
+def _read_cash(view: dict, seat: int) -> list[int | None]:
+    """Shown piles as they are, hidden ones None (for ``deal``), the Ghost's 0."""
+    cash: list[int | None] = [0] * len(COLORS)
+    for account in view["accounts"]:
+        cash[COLOR_INDEX[account["color"]]] = account["cash"]
+    return cash
+
+
+def _show_passed(view: dict, state: BigShotState, seat: int | None) -> None:
+    view["auction"]["passed"] = [s for s, p in enumerate(state["passed"]) if p]
+
+
+def _read_passed(view: dict, seat: int) -> list[bool]:
+    passed = [False] * view["players"]
+    for s in view["auction"]["passed"]:
+        passed[s] = True
+    return passed
+
+
+#: one record per colour in play (the Ghost has none) and one per lot
+ACCOUNTS = Rows("accounts", tuple({"color": c} for c in COLORS),
+                select=lambda state: [c for c, seat in enumerate(state["owner"]) if seat is not None],
+                index=lambda account: COLOR_INDEX[account["color"]])
+LOT_TABLE = Rows("lots", tuple({"lot": LOT_NAMES[i], "value": LOT_VALUE[i],
+                                "park": None if LOT_PARK[i] is None else LOT_NAMES[LOT_PARK[i]]} for i in range(NLOTS)))
+#: all is open but the cash of other seats in the hidden-money variant (and that only until the end)
+SHAPE = Shape(
+    BigShotState,
+    players=Public(),
+    hidden_money=Public(),
+    owner=Column(ACCOUNTS, "seat"),
+    spaces=Public(show=lambda spaces: [[COLORS[c] for c in s] for s in spaces],
+                  read=lambda spaces: [[COLOR_INDEX[c] for c in s] for s in spaces]),
+    broker=Public(),
+    round=Public(),
+    die=Public(),
+    roller=Public(),
+    phase=Public(),
+    turn=Public(),
+    loan_seats_done=Public(),
+    high_bid=Public("auction.high_bid"),
+    high_bidder=Public("auction.high_bidder"),
+    passed=Custom(_show_passed, _read_passed),
+    loaned=Column(ACCOUNTS, "loaned_this_round", absent=False),
+    buyer=Public(),
+    price=Public(),
+    hand=Public(show=_names, read=_indices),
+    lots=Column(LOT_TABLE, "cubes", show=_show_cubes, read=_read_cubes),
+    lot_owner=Column(LOT_TABLE, "owner", show=lambda owners: [None if c is None else COLORS[c] for c in owners],
+                     read=lambda names: [None if name is None else COLOR_INDEX[name] for name in names]),
+    closed=Column(LOT_TABLE, "closed"),
+    removed=Public(),
+    cash=Custom(_show_cash, _read_cash),
+    debits=Column(ACCOUNTS, "debits", absent=0),
+    paid=Public("paid_to_bank"),
+    over=Custom(take=lambda view, seat: view["turn"] is None),
+)
+
+
 class BigShot(Game):
     name = "big_shot"
     title = "Big Shot"
@@ -212,6 +338,7 @@ class BigShot(Game):
     moves = {"bid": BidMove, "pass": PassMove, "loan": LoanMove, "decline": DeclineMove,
              "pay": PayMove, "place": PlaceMove}
     variants = ({}, {"hidden_money": True})
+    shape = SHAPE
     #: book: An auction, Loans, Placing the cubes; RULINGS.md: the loan step and the paying colour
     phases = {
         "loans": Phase({"loan": "_loan", "decline": "_decline"}, "Take a loan or decline before the bidding starts."),
@@ -222,7 +349,7 @@ class BigShot(Game):
         "place": Phase({"place": "_place"}, "Place the cubes you bought, one at a time."),
     }
 
-    def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> State:
+    def setup(self, players: int, options: dict[str, Any], rng: random.Random) -> BigShotState:
         colors = list(range(len(COLORS)))
         rng.shuffle(colors)  # the calling cards are shuffled and dealt
         owner: list[int | None] = [None] * len(COLORS)
@@ -234,44 +361,44 @@ class BigShot(Game):
         spaces = deal_cubes(rng)
         broker = rng.randrange(SPACES)
         first = self.first_seat(players, options, rng)
-        state: State = {
-            "players": players,
-            "hidden_money": bool(options.get("hidden_money")),
-            "owner": owner,
-            "spaces": spaces,
-            "broker": broker,
-            "round": 0,
-            "die": None,
-            "roller": (first - 1) % players,  # _start_round passes the die on to ``first``
-            "phase": "start",
-            "turn": first,
-            "loan_seats_done": 0,
-            "high_bid": 0,
-            "high_bidder": None,
-            "passed": [False] * players,
-            "loaned": [False] * len(COLORS),
-            "buyer": None,
-            "price": 0,
-            "hand": [],
-            "lots": [[0] * len(COLORS) for _ in range(NLOTS)],
-            "lot_owner": [None] * NLOTS,
-            "closed": [False] * NLOTS,
-            "removed": 0,
-            "cash": [START_CASH if o is not None else 0 for o in owner],
-            "debits": [0] * len(COLORS),
-            "paid": 0,
-            "over": False,
-        }
+        state = BigShotState(
+            players=players,
+            hidden_money=bool(options.get("hidden_money")),
+            owner=owner,
+            spaces=spaces,
+            broker=broker,
+            round=0,
+            die=None,
+            roller=(first - 1) % players,  # _start_round passes the die on to ``first``
+            phase="start",
+            turn=first,
+            loan_seats_done=0,
+            high_bid=0,
+            high_bidder=None,
+            passed=[False] * players,
+            loaned=[False] * len(COLORS),
+            buyer=None,
+            price=0,
+            hand=[],
+            lots=[[0] * len(COLORS) for _ in range(NLOTS)],
+            lot_owner=[None] * NLOTS,
+            closed=[False] * NLOTS,
+            removed=0,
+            cash=[START_CASH if o is not None else 0 for o in owner],
+            debits=[0] * len(COLORS),
+            paid=0,
+            over=False,
+        )
         self._start_round(state, rng)
         return state
 
     @staticmethod
-    def loan_step(state: State) -> bool:
+    def loan_step(state: BigShotState) -> bool:
         """2 players and the hidden-money variant ask for loans before the bidding (book)."""
         return state["players"] == 2 or state["hidden_money"]
 
     # -- the round -------------------------------------------------------------------------
-    def _start_round(self, state: State, rng: random.Random) -> list[dict]:
+    def _start_round(self, state: BigShotState, rng: random.Random) -> list[dict]:
         n = state["players"]
         state["round"] += 1
         state["roller"] = roller = (state["roller"] + 1) % n
@@ -298,10 +425,10 @@ class BigShot(Game):
             state["phase"] = "bidding"
         return events
 
-    def _loans_open(self, state: State, seat: int) -> list[int]:
+    def _loans_open(self, state: BigShotState, seat: int) -> list[int]:
         return [c for c in seat_colors(state["owner"], seat) if not state["loaned"][c]]
 
-    def _skip_loanless(self, state: State) -> None:
+    def _skip_loanless(self, state: BigShotState) -> None:
         """Move the loan step on past seats with nothing left to borrow; then the bidding starts."""
         n = state["players"]
         while state["loan_seats_done"] < n and not self._loans_open(state, state["turn"]):
@@ -311,14 +438,14 @@ class BigShot(Game):
             state["phase"] = "bidding"
             state["turn"] = (state["roller"] + 1) % n
 
-    def _max_bid(self, state: State, seat: int) -> int:
+    def _max_bid(self, state: BigShotState, seat: int) -> int:
         return max(state["cash"][c] for c in seat_colors(state["owner"], seat))
 
     # -- whose decision --------------------------------------------------------------------
-    def to_act(self, state: State) -> list[int]:
+    def to_act(self, state: BigShotState) -> list[int]:
         return [] if state["over"] else [state["turn"]]
 
-    def legal_moves(self, state: State, seat: int) -> list[dict]:
+    def legal_moves(self, state: BigShotState, seat: int) -> list[dict]:
         if state["over"] or seat != state["turn"]:
             return []
         phase = state["phase"]
@@ -341,22 +468,22 @@ class BigShot(Game):
         # phase == "pay"
         return [{"type": "pay", "color": COLORS[c]} for c in self._payers(state, seat)]
 
-    def _payers(self, state: State, seat: int) -> list[int]:
+    def _payers(self, state: BigShotState, seat: int) -> list[int]:
         return [c for c in seat_colors(state["owner"], seat) if state["cash"][c] >= state["price"]]
 
     # -- applying --------------------------------------------------------------------------
-    def phase(self, state: State) -> str:
+    def phase(self, state: BigShotState) -> str:
         """The bidding allows loans only where no loan step comes before it (book: Loans)."""
         phase = state["phase"]
         return "bidding_after_loans" if phase == "bidding" and self.loan_step(state) else phase
 
-    def _decline(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _decline(self, state: BigShotState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         state["loan_seats_done"] += 1
         state["turn"] = (seat + 1) % state["players"]
         self._skip_loanless(state)
         return [event("loans_done", {"seat": seat})]
 
-    def _pay_move(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _pay_move(self, state: BigShotState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         color = COLOR_INDEX[move["color"]]
         if state["owner"][color] != seat:
             raise IllegalMove(f"{move['color'].capitalize()} is not your colour.", "not_your_color")
@@ -364,7 +491,7 @@ class BigShot(Game):
             raise IllegalMove(f"{move['color'].capitalize()} cannot pay {state['price']} million.", "cannot_pay")
         return self._pay(state, seat, color)
 
-    def _loan(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _loan(self, state: BigShotState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         mine = seat_colors(state["owner"], seat)
         name = move.get("color")
         if name is None:
@@ -389,7 +516,7 @@ class BigShot(Game):
             self._skip_loanless(state)
         return events
 
-    def _bid(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _bid(self, state: BigShotState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         amount = move["amount"]
         if amount <= state["high_bid"]:
             raise IllegalMove(f"A bid must be higher than {state['high_bid']} million.", "bid_too_low")
@@ -401,7 +528,7 @@ class BigShot(Game):
         self._next_bidder(state, seat)
         return [event("bid", {"seat": seat, "amount": amount})]
 
-    def _pass(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _pass(self, state: BigShotState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         state["passed"][seat] = True
         events = [event("passed", {"seat": seat})]
         left = [s for s in range(state["players"]) if not state["passed"][s]]
@@ -410,14 +537,14 @@ class BigShot(Game):
         self._next_bidder(state, seat)
         return events
 
-    def _next_bidder(self, state: State, seat: int) -> None:
+    def _next_bidder(self, state: BigShotState, seat: int) -> None:
         n = state["players"]
         s = (seat + 1) % n
         while state["passed"][s]:
             s = (s + 1) % n
         state["turn"] = s
 
-    def _auction_won(self, state: State, buyer: int) -> list[dict]:
+    def _auction_won(self, state: BigShotState, buyer: int) -> list[dict]:
         """All but one passed: the high bidder buys; with no bid the roller takes them free (book Note)."""
         price = state["high_bid"] if state["high_bidder"] is not None else 0
         state["buyer"] = state["turn"] = buyer
@@ -432,20 +559,20 @@ class BigShot(Game):
         state["phase"] = "pay"
         return events
 
-    def _pay(self, state: State, seat: int, color: int) -> list[dict]:
+    def _pay(self, state: BigShotState, seat: int, color: int) -> list[dict]:
         price = state["price"]
         state["cash"][color] -= price
         state["paid"] += price
         return [event("paid", {"seat": seat, "color": COLORS[color], "amount": price})] + self._pick_up(state)
 
-    def _pick_up(self, state: State) -> list[dict]:
+    def _pick_up(self, state: BigShotState) -> list[dict]:
         space = state["broker"]
         state["hand"] = state["spaces"][space]
         state["spaces"][space] = []
         state["phase"] = "place"
         return []
 
-    def _place(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _place(self, state: BigShotState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         color, lot = COLOR_INDEX[move["color"]], LOT_INDEX[move["lot"]]
         if color not in state["hand"]:
             raise IllegalMove(f"You hold no {move['color']} cube to place.", "cube_not_in_hand")
@@ -462,7 +589,7 @@ class BigShot(Game):
             events += self._end_round(state, rng)
         return events
 
-    def _discard_unplaceable(self, state: State) -> list[dict]:
+    def _discard_unplaceable(self, state: BigShotState) -> list[dict]:
         """RULINGS: a cube with no open lot leaves the game (cannot happen with 72 cubes; kept as the rule)."""
         if state["hand"] and all(state["closed"]):
             gone = state["hand"]
@@ -471,7 +598,7 @@ class BigShot(Game):
             return [event("cubes_removed", {"cubes": [COLORS[c] for c in gone]})]
         return []
 
-    def _settle(self, state: State, lot: int) -> list[dict]:
+    def _settle(self, state: BigShotState, lot: int) -> list[dict]:
         """A lot is decided: the winner keeps one cube (the SOLD card under it), the rest leave."""
         counts = state["lots"][lot]
         winner = lot_winner(counts)
@@ -486,7 +613,7 @@ class BigShot(Game):
             "lot": LOT_NAMES[lot], "color": None if winner is None else COLORS[winner], "seat": owner,
             "cubes": cubes})]
 
-    def _end_round(self, state: State, rng: random.Random) -> list[dict]:
+    def _end_round(self, state: BigShotState, rng: random.Random) -> list[dict]:
         if state["round"] < SPACES:
             return self._start_round(state, rng)
         events = []
@@ -500,60 +627,23 @@ class BigShot(Game):
         return events + [event("game_over", {"scores": result.scores, "winners": result.winners})]
 
     # -- what a seat sees ------------------------------------------------------------------
-    def view(self, state: State, seat: int | None) -> dict:
-        over = state["over"]
-        hide = state["hidden_money"] and not over
+    def present(self, view: dict, state: BigShotState, seat: int | None) -> None:
+        """The rounds, who holds which colours, the lot up for auction and the balances the seat can work out."""
         owner = state["owner"]
+        ghost = [COLORS[c] for c, s in enumerate(owner) if s is None]
+        view["rounds"] = SPACES
+        view["seats"] = [{"seat": s, "colors": _names(seat_colors(owner, s))} for s in range(state["players"])]
+        view["ghost"] = ghost[0] if ghost else None
+        view["auction"]["space"] = state["broker"]
+        view["auction"]["cubes"] = _names(state["spaces"][state["broker"]])
+        seen = cash_seen(state, seat)
+        view["balances"] = [sh["balance"] if all(seen[COLOR_INDEX[c]] for c in sh["colors"]) else None
+                            for sh in tally(state)]
 
-        def visible(color: int) -> bool:
-            return not hide or (seat is not None and owner[color] == seat)
-
-        sheets = tally(state)
-        accounts = [{"color": COLORS[c], "seat": owner[c],
-                     "cash": state["cash"][c] if visible(c) else None,
-                     "debits": state["debits"][c], "loaned_this_round": state["loaned"][c]}
-                    for c in range(len(COLORS)) if owner[c] is not None]
-        balances = [sh["balance"] if all(visible(COLORS.index(c)) for c in sh["colors"]) else None
-                    for sh in sheets]
-        ghost = [COLORS[c] for c in range(len(COLORS)) if owner[c] is None]
-        return {
-            "you": seat,
-            "players": state["players"],
-            "hidden_money": state["hidden_money"],
-            "round": state["round"],
-            "rounds": SPACES,
-            "phase": state["phase"],
-            "turn": None if over else state["turn"],
-            "roller": state["roller"],
-            "die": state["die"],
-            "broker": state["broker"],
-            "spaces": [[COLORS[c] for c in s] for s in state["spaces"]],
-            "seats": [{"seat": s, "colors": [COLORS[c] for c in seat_colors(owner, s)]}
-                      for s in range(state["players"])],
-            "ghost": ghost[0] if ghost else None,
-            "accounts": accounts,
-            "loan_seats_done": state["loan_seats_done"],
-            "auction": {"space": state["broker"], "cubes": [COLORS[c] for c in state["spaces"][state["broker"]]],
-                        "high_bid": state["high_bid"], "high_bidder": state["high_bidder"],
-                        "passed": [s for s in range(state["players"]) if state["passed"][s]]},
-            "buyer": state["buyer"],
-            "price": state["price"],
-            "hand": [COLORS[c] for c in state["hand"]],
-            "lots": [{"lot": LOT_NAMES[i], "value": LOT_VALUE[i],
-                      "park": None if LOT_PARK[i] is None else LOT_NAMES[LOT_PARK[i]],
-                      "cubes": {COLORS[c]: n for c, n in enumerate(state["lots"][i]) if n},
-                      "closed": state["closed"][i],
-                      "owner": None if state["lot_owner"][i] is None else COLORS[state["lot_owner"][i]]}
-                     for i in range(NLOTS)],
-            "removed": state["removed"],
-            "paid_to_bank": state["paid"],
-            "balances": balances,
-        }
-
-    def is_over(self, state: State) -> bool:
+    def is_over(self, state: BigShotState) -> bool:
         return state["over"]
 
-    def final_result(self, state: State) -> Outcome:
+    def final_result(self, state: BigShotState) -> Outcome:
         """Book: best balance among players with at least two lots; ties by lots, then the best lot."""
         sheets = tally(state)
 
@@ -571,83 +661,37 @@ class BigShot(Game):
         winners = list(ranking[0]) if sheets[ranking[0][0]]["qualified"] else []
         return Outcome([sh["balance"] for sh in sheets], ranking, winners, sheets)
 
-    def sample_state(self, view: dict, seat: int, rng: random.Random) -> State:
+    def deal(self, state: BigShotState, view: dict, seat: int, rng: random.Random) -> None:
         """Only other seats' cash can be hidden; guess it between what a bid they made needs and
         what they could at most hold (start capital plus their loans)."""
-        n = view["players"]
-        owner: list[int | None] = [None] * len(COLORS)
-        cash = [0] * len(COLORS)
-        debits = [0] * len(COLORS)
-        loaned = [False] * len(COLORS)
-        for acc in view["accounts"]:
-            c = COLOR_INDEX[acc["color"]]
-            owner[c], debits[c], loaned[c] = acc["seat"], acc["debits"], acc["loaned_this_round"]
-        for acc in view["accounts"]:
-            c = COLOR_INDEX[acc["color"]]
-            if acc["cash"] is not None:
-                cash[c] = acc["cash"]
-                continue
-            s = acc["seat"]
-            need = 0
-            if view["auction"]["high_bidder"] == s:
-                need = view["auction"]["high_bid"]
-            if view["phase"] == "pay" and view["buyer"] == s:
-                need = view["price"]
-            hi = max(need, START_CASH + loans_paid_out(debits[c]))
+        n, cash = state["players"], state["cash"]
+        hidden = [c for c in range(len(COLORS)) if cash[c] is None]
+        for c in hidden:
+            need = self._owes(state, state["owner"][c])
+            hi = max(need, START_CASH + loans_paid_out(state["debits"][c]))
             # one pile per seat must cover its standing bid or price; with 2 players, either pile (below)
             cash[c] = rng.randint(need if n > 2 else 0, hi)
-        if n == 2 and view["phase"] in ("bidding", "pay"):  # a live bid needs one pile that covers it
+        if n == 2 and state["phase"] in ("bidding", "pay"):  # a live bid needs one pile that covers it
             for s in range(n):
-                mine = seat_colors(owner, s)
-                if any(COLOR_INDEX[acc["color"]] in mine and acc["cash"] is not None for acc in view["accounts"]):
+                mine = seat_colors(state["owner"], s)
+                if any(c not in hidden for c in mine):
                     continue  # shown piles are as they are
-                need = view["auction"]["high_bid"] if view["auction"]["high_bidder"] == s else 0
-                if view["phase"] == "pay" and view["buyer"] == s:
-                    need = view["price"]
+                need = self._owes(state, s)
                 if max(cash[c] for c in mine) < need:
                     cash[rng.choice(mine)] = need
-        lots = [[0] * len(COLORS) for _ in range(NLOTS)]
-        for i, lot in enumerate(view["lots"]):
-            for name, k in lot["cubes"].items():
-                lots[i][COLOR_INDEX[name]] = k
-        passed = [False] * n
-        for s in view["auction"]["passed"]:
-            passed[s] = True
-        over = view["turn"] is None
-        return {
-            "players": n,
-            "hidden_money": view["hidden_money"],
-            "owner": owner,
-            "spaces": [[COLOR_INDEX[c] for c in s] for s in view["spaces"]],
-            "broker": view["broker"],
-            "round": view["round"],
-            "die": view["die"],
-            "roller": view["roller"],
-            "phase": view["phase"],
-            "turn": view["turn"],
-            "loan_seats_done": view["loan_seats_done"],
-            "high_bid": view["auction"]["high_bid"],
-            "high_bidder": view["auction"]["high_bidder"],
-            "passed": passed,
-            "loaned": loaned,
-            "buyer": view["buyer"],
-            "price": view["price"],
-            "hand": [COLOR_INDEX[c] for c in view["hand"]],
-            "lots": lots,
-            "lot_owner": [None if lot["owner"] is None else COLOR_INDEX[lot["owner"]] for lot in view["lots"]],
-            "closed": [lot["closed"] for lot in view["lots"]],
-            "removed": view["removed"],
-            "cash": cash,
-            "debits": debits,
-            "paid": view["paid_to_bank"],
-            "over": over,
-        }
+
+    @staticmethod
+    def _owes(state: BigShotState, seat: int) -> int:
+        """What a seat must be able to pay: its standing bid, or the price it has to pay now."""
+        if state["phase"] == "pay" and state["buyer"] == seat:
+            return state["price"]
+        return state["high_bid"] if state["high_bidder"] == seat else 0
 
 
 GAME = BigShot()
 
 
-def default_move(state: State, seat: int) -> dict:
+def default_move(state: BigShotState, seat: int) -> dict:
     """On a timeout or for a seat that is out: pass in an auction and decline a loan (nothing
     spent, nothing owed); a placement or a payment, which cannot be refused, takes the first legal one."""
     return safe_default(GAME.legal_moves(state, seat), ("pass", "decline"))
