@@ -40,11 +40,12 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, InvalidOptions, Outcome, Phase, State, event, safe_default, span
+from .base import BaseOptions, Game, IllegalMove, InvalidOptions, Outcome, Phase, event, safe_default, span
+from .shape import Column, Custom, Hidden, Own, Public, Rows, Shape
 
 CELEBRITIES = ("A", "B", "C", "D", "E", "F", "G", "H")
 NAMES = {
@@ -171,7 +172,7 @@ class PlaceMove(Schema):
                           metadata={"description": "Card id from your hand to put on the market."})
 
 
-def face_up_counts(state: State) -> list[int]:
+def face_up_counts(state: PaparazzoState) -> list[int]:
     """Photos face up per celebrity: market, owned and Stunk (what the markers must show)."""
     counts = [0] * len(CELEBRITIES)
     for card in state["market"]:
@@ -211,6 +212,151 @@ def ids(cards: list[dict]) -> list[int]:
     return [c["id"] for c in cards]
 
 
+class Offer(TypedDict):
+    seat: int
+    amount: int | None  # None: a pass
+
+
+class Lot(TypedDict):
+    """The photo up for sale, from its selection (Phase 1) to the new photo in its slot (Phase 4)."""
+
+    slot: int
+    card: int
+    minimum: int
+    high: int | None  # the high offer (None: none yet)
+    high_seat: int | None
+    prev: int  # the offer the high one raised (Panning's raise)
+    turn: int  # the seat to speak in Phases 2 and 3
+    offers: list[Offer]
+    declined: list[int]  # Phase 3
+    buyer: int | None  # Phase 4: the seat that places a new photo
+
+
+class Reckoning(TypedDict):
+    """One seat's result of a hand (book: The Reckoning)."""
+
+    cash: int
+    photos: dict[str, int]  # photos owned per celebrity letter
+    photo_value: int
+    exclusive: list[str]
+    bonus: int
+    penalties: int
+    worth: int
+
+
+class PaparazzoState(TypedDict):
+    """A match: cards are ids 0..63, celebrities indices into ``CELEBRITIES``, money in dollars."""
+
+    players: int
+    raises: Literal["standard", "panning", "friese"]
+    hand_count: int  # hands to play: 1, or 3
+    hand_no: int
+    removed: int | None  # the celebrity set out of the game (3 or 4 players)
+    ex: list[bool]  # per celebrity: an ex-celebrity (the variant, or a ruined career)
+    out: list[int]  # cards out of the game (ex-celebrities' photos)
+    deck: list[int]  # the cards left undealt this hand
+    hands: list[list[int]]
+    shown: list[list[int]]  # per seat, the cards its left-hand neighbour has seen
+    choice: list[list[int] | None] | None  # 3 players, the hotbed: each seat's cards to show (None: not yet)
+    market: list[int | None]  # the market slots (None: empty)
+    owned: list[list[int]]  # per seat, the photos bought, in order
+    stunk: list[int]  # the photos sold to Stunk
+    markers: list[int]  # per celebrity, its photos face up (market, owned, Stunk)
+    cash: list[int]
+    bank: int  # the bank's ledger (see BANK_FLOAT)
+    penalties: list[int]  # this hand's, per seat
+    starter: int
+    mediator: int
+    phase: Literal["rumors", "selection", "offers", "sale", "new_photo", "over"]
+    retry: bool  # the mediator selects again after a penalty
+    lot: Lot | None
+    hand_results: list[list[Reckoning]]  # per hand played, per seat
+    totals: list[int]
+    over: bool
+
+
+def _show_lot(lot: Lot | None) -> dict | None:
+    return None if lot is None else {**lot, "card": card_info(lot["card"])}
+
+
+def _read_lot(shown: dict | None) -> dict | None:
+    """The lot back from its view (without ``next_minimum``, which ``present`` derives)."""
+    if shown is None:
+        return None
+    lot = {k: v for k, v in shown.items() if k != "next_minimum"}
+    lot["card"] = shown["card"]["id"]
+    lot["offers"] = [dict(o) for o in lot["offers"]]
+    lot["declined"] = list(lot["declined"])
+    return lot
+
+
+def _show_removed(view: dict, state: PaparazzoState, seat: int | None) -> None:
+    for c, record in enumerate(view["celebrities"]):
+        record["in_play"] = c != state["removed"]
+
+
+def _show_shown(view: dict, state: PaparazzoState, seat: int | None) -> None:
+    """A seat sees what it shows (its hotbed choice while the others still choose) and what its right-hand
+    neighbour showed it; everyone sees every seat's at the end."""
+    shown, choice = state["shown"], state["choice"]
+    if seat is None:
+        view["shown"] = view["seen"] = None
+    else:
+        right = (seat - 1) % state["players"]
+        view["shown"] = cards_info((choice[seat] if choice is not None else shown[seat]) or [])
+        view["seen"] = {"seat": right, "cards": cards_info(shown[right])}
+    if state["over"]:
+        view["all_shown"] = [cards_info(h) for h in shown]
+
+
+def _show_choice(view: dict, state: PaparazzoState, seat: int | None) -> None:
+    choice = state["choice"]
+    view["rumors_pending"] = None if choice is None else [c is None for c in choice]
+
+
+def _show_cash(view: dict, state: PaparazzoState, seat: int | None) -> None:
+    """Each seat sees its own cash; everyone sees all of it in Friese's variant and at the end."""
+    open_money = state["over"] or state["raises"] == "friese"
+    view["cash"] = [c if open_money or s == seat else None for s, c in enumerate(state["cash"])]
+
+
+CELEBRITY_TABLE = Rows("celebrities", tuple({"celebrity": x, "name": NAMES[x]} for x in CELEBRITIES))
+CARDS = Public(show=cards_info, read=ids)
+#: hidden: every hand but the seat's own and what its right-hand neighbour showed it, others' cash (but in
+#: Friese's variant), the deck and the bank's ledger; everything is revealed at the end
+SHAPE = Shape(
+    PaparazzoState,
+    players=Public(),
+    raises=Public(),
+    hand_count=Public(),
+    hand_no=Public(),
+    removed=Custom(_show_removed,
+                   lambda view, seat: next((c for c, x in enumerate(view["celebrities"]) if not x["in_play"]), None)),
+    ex=Column(CELEBRITY_TABLE, "ex"),
+    out=CARDS,
+    deck=Hidden(count="deck_size", reveal="deck", show=cards_info),
+    hands=Own("hand", show=cards_info, read=ids, count="hand_sizes", reveal="hands"),
+    shown=Custom(_show_shown),
+    choice=Custom(_show_choice),
+    market=Public(show=lambda market: [None if c is None else card_info(c) for c in market],
+                  read=lambda market: [None if c is None else c["id"] for c in market]),
+    owned=Public(show=lambda piles: [cards_info(p) for p in piles], read=lambda piles: [ids(p) for p in piles]),
+    stunk=CARDS,
+    markers=Column(CELEBRITY_TABLE, "photos"),
+    cash=Custom(_show_cash, lambda view, seat: list(view["cash"])),
+    bank=Hidden(reveal="bank"),
+    penalties=Public(show=list, read=list),
+    starter=Public(),
+    mediator=Public(),
+    phase=Public(),
+    retry=Public(),
+    lot=Public(show=_show_lot, read=_read_lot),
+    hand_results=Public(),
+    totals=Public(show=list, read=list),
+    over=Public(),
+)
+
+
 class Paparazzo(Game):
     name = "paparazzo"
     title = "Paparazzo"
@@ -233,8 +379,9 @@ class Paparazzo(Game):
         for raises in RAISES
     )
     phases = PHASES
+    shape = SHAPE
 
-    def phase(self, state: State) -> str:
+    def phase(self, state: PaparazzoState) -> str:
         return "reselection" if state["phase"] == "selection" and state["retry"] else state["phase"]
 
     # -- options and setup ------------------------------------------------------------------
@@ -255,7 +402,7 @@ class Paparazzo(Game):
                 raise InvalidOptions("The removed celebrity cannot also be an ex-celebrity.")
         return loaded
 
-    def setup(self, players: int, options: Mapping[str, Any], rng: random.Random) -> State:
+    def setup(self, players: int, options: Mapping[str, Any], rng: random.Random) -> PaparazzoState:
         if not self.min_players <= players <= self.max_players:
             raise InvalidOptions(f"Paparazzo takes 3 to 5 players, not {players}.")
         removed = None
@@ -274,38 +421,38 @@ class Paparazzo(Game):
                 ex[c] = True
                 out.extend(range(c * PHOTOS_EACH + PHOTOS_EACH - EX_REMOVED, (c + 1) * PHOTOS_EACH))
         first = self.first_seat(players, options, rng)
-        state: State = {
-            "players": players,
-            "raises": options.get("raises") or "standard",
-            "hand_count": LONG_GAME_HANDS if options.get("three_hands") else 1,
-            "hand_no": 0,
-            "removed": removed,
-            "ex": ex,
-            "out": out,
-            "deck": [],
-            "hands": [[] for _ in range(players)],
-            "shown": [[] for _ in range(players)],
-            "choice": None,
-            "market": [None] * MARKET_SLOTS,
-            "owned": [[] for _ in range(players)],
-            "stunk": [],
-            "markers": [0] * len(CELEBRITIES),
-            "cash": [START_CASH] * players,
-            "bank": BANK_FLOAT - START_CASH * players,
-            "penalties": [0] * players,
-            "starter": first,
-            "mediator": first,
-            "phase": "selection",
-            "retry": False,
-            "lot": None,
-            "hand_results": [],
-            "totals": [0] * players,
-            "over": False,
-        }
+        state = PaparazzoState(
+            players=players,
+            raises=options.get("raises") or "standard",
+            hand_count=LONG_GAME_HANDS if options.get("three_hands") else 1,
+            hand_no=0,
+            removed=removed,
+            ex=ex,
+            out=out,
+            deck=[],
+            hands=[[] for _ in range(players)],
+            shown=[[] for _ in range(players)],
+            choice=None,
+            market=[None] * MARKET_SLOTS,
+            owned=[[] for _ in range(players)],
+            stunk=[],
+            markers=[0] * len(CELEBRITIES),
+            cash=[START_CASH] * players,
+            bank=BANK_FLOAT - START_CASH * players,
+            penalties=[0] * players,
+            starter=first,
+            mediator=first,
+            phase="selection",
+            retry=False,
+            lot=None,
+            hand_results=[],
+            totals=[0] * players,
+            over=False,
+        )
         self._start_hand(state, first, rng)
         return state
 
-    def _start_hand(self, state: State, starter: int, rng: random.Random) -> list[dict]:
+    def _start_hand(self, state: PaparazzoState, starter: int, rng: random.Random) -> list[dict]:
         """Book: Game Preparation -- shuffle, deal the hands, turn three photos, the hotbed."""
         n = state["players"]
         removed = state["removed"]
@@ -350,19 +497,19 @@ class Paparazzo(Game):
         state["shown"] = [list(h) for h in hands]
         return events + self._rumor_events(state)
 
-    def _rumor_events(self, state: State) -> list[dict]:
+    def _rumor_events(self, state: PaparazzoState) -> list[dict]:
         n = state["players"]
         return [event("rumors", {"seat": s, "cards": cards_info(state["shown"][s])}, [(s + 1) % n])
                 for s in range(n)]
 
-    def _reveal_rumors(self, state: State) -> list[dict]:
+    def _reveal_rumors(self, state: PaparazzoState) -> list[dict]:
         state["shown"] = [sorted(c) for c in state["choice"]]
         state["choice"] = None
         state["phase"] = "selection"
         return self._rumor_events(state)
 
     # -- whose decision ---------------------------------------------------------------------
-    def to_act(self, state: State) -> list[int]:
+    def to_act(self, state: PaparazzoState) -> list[int]:
         if state["over"]:
             return []
         phase = state["phase"]
@@ -374,7 +521,7 @@ class Paparazzo(Game):
             return [state["lot"]["buyer"]]
         return [state["lot"]["turn"]]
 
-    def next_minimum(self, state: State) -> int:
+    def next_minimum(self, state: PaparazzoState) -> int:
         """The lowest offer the seat to speak may make (book: Phase 2 and its two variants)."""
         lot = state["lot"]
         high = lot["high"]
@@ -387,13 +534,13 @@ class Paparazzo(Game):
             return high + max(STEP, lot["minimum"])
         return high + STEP
 
-    def offer_cap(self, state: State, seat: int) -> int:
+    def offer_cap(self, state: PaparazzoState, seat: int) -> int:
         """Friese: only affordable offers; otherwise the chosen table limit."""
         if state["raises"] == "friese":
             return min(MAX_OFFER, state["cash"][seat])
         return MAX_OFFER
 
-    def legal_moves(self, state: State, seat: int) -> list[dict]:
+    def legal_moves(self, state: PaparazzoState, seat: int) -> list[dict]:
         if seat not in self.to_act(state):
             return []
         phase = state["phase"]
@@ -422,17 +569,17 @@ class Paparazzo(Game):
         return [{"type": "show", "cards": list(combo)}
                 for combo in itertools.combinations(hand, SHOWN_WITH_THREE)]
 
-    def _stunk_candidates(self, state: State, seat: int) -> list[int]:
+    def _stunk_candidates(self, state: PaparazzoState, seat: int) -> list[int]:
         """Book: Stunk buys only one photo per celebrity, and only owned photos."""
         sold = {c >> 3 for c in state["stunk"]}
         return sorted({c >> 3 for c in state["owned"][seat]} - sold)
 
     # -- applying ---------------------------------------------------------------------------
-    def _pass(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _pass(self, state: PaparazzoState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         state["lot"]["offers"].append({"seat": seat, "amount": None})
         return [event("passed", {"seat": seat})] + self._next_offerer(state, rng)
 
-    def _show(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _show(self, state: PaparazzoState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         cards = move["cards"]
         hand = state["hands"][seat]
         need = min(SHOWN_WITH_THREE, len(hand))
@@ -446,7 +593,7 @@ class Paparazzo(Game):
             events += self._reveal_rumors(state)
         return events
 
-    def _select(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _select(self, state: PaparazzoState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         """Book: Phase 1, The Selection."""
         slot = move["slot"]
         card = state["market"][slot]
@@ -460,7 +607,7 @@ class Paparazzo(Game):
         state["retry"] = False
         return [event("selected", {"seat": seat, "slot": slot, "card": card_info(card), "minimum": minimum})]
 
-    def _offer(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _offer(self, state: PaparazzoState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         amount = move["amount"]
         """Book: Phase 2 (and Panning's / Friese's raises)."""
         need = self.next_minimum(state)
@@ -480,7 +627,7 @@ class Paparazzo(Game):
         lot["offers"].append({"seat": seat, "amount": amount})
         return [event("offered", {"seat": seat, "amount": amount})] + self._next_offerer(state, rng)
 
-    def _next_offerer(self, state: State, rng: random.Random) -> list[dict]:
+    def _next_offerer(self, state: PaparazzoState, rng: random.Random) -> list[dict]:
         """Once around, from the mediator's left to the mediator's right."""
         lot = state["lot"]
         mediator = state["mediator"]
@@ -496,13 +643,13 @@ class Paparazzo(Game):
         state["phase"] = "sale"
         return [event("price_set", {"price": lot["high"], "seat": lot["high_seat"]})]
 
-    def _buy(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _buy(self, state: PaparazzoState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         price = state["lot"]["high"]
         if state["cash"][seat] < price:
             raise IllegalMove(f"You need ${price:,} in cash to buy this photo.", "cannot_afford")
         return self._sell_to(state, seat, False, rng)
 
-    def _decline(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _decline(self, state: PaparazzoState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         """Book: Phase 3 -- mediator first, then clockwise; if all pass, the high offerer must buy."""
         lot = state["lot"]
         lot["declined"].append(seat)
@@ -520,7 +667,7 @@ class Paparazzo(Game):
         return events + [event("penalty", {"seat": bidder, "amount": PENALTY,
                                            "total": state["penalties"][bidder]})]
 
-    def _sell_to(self, state: State, buyer: int, forced: bool, rng: random.Random) -> list[dict]:
+    def _sell_to(self, state: PaparazzoState, buyer: int, forced: bool, rng: random.Random) -> list[dict]:
         lot = state["lot"]
         price = lot["high"]
         card = lot["card"]
@@ -537,7 +684,7 @@ class Paparazzo(Game):
             events.append(event("commission", {"seat": mediator, "amount": commission}))
         return events + self._after_purchase(state, buyer, rng)
 
-    def _after_purchase(self, state: State, buyer: int, rng: random.Random) -> list[dict]:
+    def _after_purchase(self, state: PaparazzoState, buyer: int, rng: random.Random) -> list[dict]:
         """Book: Phase 4 -- the buyer fills the empty slot from the hand, if any card is left."""
         hand = state["hands"][buyer]
         if len(hand) == 1:
@@ -549,13 +696,13 @@ class Paparazzo(Game):
         state["phase"] = "new_photo"
         return []
 
-    def _place(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _place(self, state: PaparazzoState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         card = move["card"]
         if card not in state["hands"][seat]:
             raise IllegalMove("That card is not in your hand.", "not_in_hand")
         return self._do_place(state, seat, card, rng)
 
-    def _do_place(self, state: State, seat: int, card: int, rng: random.Random) -> list[dict]:
+    def _do_place(self, state: PaparazzoState, seat: int, card: int, rng: random.Random) -> list[dict]:
         slot = state["lot"]["slot"]
         state["hands"][seat].remove(card)
         if card in state["shown"][seat]:
@@ -567,7 +714,7 @@ class Paparazzo(Game):
                                  "photos": state["markers"][c], "value": VALUES[state["markers"][c]]})
                 ] + self._end_turn(state, rng)
 
-    def _stunk(self, state: State, seat: int, move: dict, rng: random.Random) -> list[dict]:
+    def _stunk(self, state: PaparazzoState, seat: int, move: dict, rng: random.Random) -> list[dict]:
         """Book: Sell a Photo to Stink Magazine -- owned photos only, one per celebrity."""
         letter = move["celebrity"]
         c = CELEBRITIES.index(letter)
@@ -586,12 +733,12 @@ class Paparazzo(Game):
         return [event("sold_to_stunk", {"seat": seat, "card": card_info(card), "value": value})] + self._end_turn(
             state, rng)
 
-    def _hand_finished(self, state: State) -> bool:
+    def _hand_finished(self, state: PaparazzoState) -> bool:
         """Book: Game End -- only one player (or none) has cards, or the market is empty."""
         holders = sum(1 for h in state["hands"] if h)
         return holders <= 1 or all(c is None for c in state["market"])
 
-    def _end_turn(self, state: State, rng: random.Random) -> list[dict]:
+    def _end_turn(self, state: PaparazzoState, rng: random.Random) -> list[dict]:
         state["lot"] = None
         state["phase"] = "selection"
         state["retry"] = False
@@ -600,7 +747,7 @@ class Paparazzo(Game):
         state["mediator"] = (state["mediator"] + 1) % state["players"]
         return []
 
-    def _end_hand(self, state: State, rng: random.Random) -> list[dict]:
+    def _end_hand(self, state: PaparazzoState, rng: random.Random) -> list[dict]:
         """Book: The Reckoning; over three hands also Ruining Careers, Start Money, Start Player."""
         n = state["players"]
         result = reckoning(state["owned"], state["markers"], state["cash"], state["penalties"])
@@ -641,100 +788,42 @@ class Paparazzo(Game):
         return events + self._start_hand(state, winner, rng)
 
     # -- what a seat sees -------------------------------------------------------------------
-    def view(self, state: State, seat: int | None) -> dict:
-        n = state["players"]
-        over = state["over"]
+    def present(self, view: dict, state: PaparazzoState, seat: int | None) -> None:
+        """Whose decision, each celebrity's photo value and Stunk sale, and the lowest offer now allowed."""
+        view["to_act"] = self.to_act(state)
         markers = state["markers"]
         stunk_celebs = {c >> 3 for c in state["stunk"]}
-        lot = state["lot"]
-        public_lot = None
-        if lot is not None:
-            public_lot = {k: lot[k] for k in ("slot", "minimum", "high", "high_seat", "prev", "turn", "offers",
-                                              "declined", "buyer")}
-            public_lot["card"] = card_info(lot["card"])
-            public_lot["next_minimum"] = self.next_minimum(state) if state["phase"] == "offers" else None
-        open_money = over or state["raises"] == "friese"
-        v: dict[str, Any] = {
-            "you": seat,
-            "players": n,
-            "raises": state["raises"],
-            "hand_no": state["hand_no"],
-            "hand_count": state["hand_count"],
-            "phase": state["phase"],
-            "to_act": self.to_act(state),
-            "mediator": state["mediator"],
-            "starter": state["starter"],
-            "retry": state["retry"],
-            "celebrities": [{"celebrity": x, "name": NAMES[x], "photos": markers[c], "value": VALUES[markers[c]],
-                             "ex": state["ex"][c], "in_play": c != state["removed"],
-                             "sold_to_stunk": c in stunk_celebs} for c, x in enumerate(CELEBRITIES)],
-            "market": [None if c is None else card_info(c) for c in state["market"]],
-            "owned": [cards_info(p) for p in state["owned"]],
-            "stunk": cards_info(state["stunk"]),
-            "out": cards_info(state["out"]),
-            "hand_sizes": [len(h) for h in state["hands"]],
-            "deck_size": len(state["deck"]),
-            "penalties": list(state["penalties"]),
-            "lot": public_lot,
-            "rumors_pending": None if state["choice"] is None else [c is None for c in state["choice"]],
-            "hand_results": state["hand_results"],
-            "totals": list(state["totals"]),
-            "cash": [c if open_money or s == seat else None for s, c in enumerate(state["cash"])],
-            "hand": None,
-            "shown": None,
-            "seen": None,
-            "over": over,
-        }
-        if seat is not None:
-            right = (seat - 1) % n
-            v["hand"] = cards_info(state["hands"][seat])
-            mine = state["choice"][seat] if state["choice"] is not None else state["shown"][seat]
-            v["shown"] = cards_info(mine or [])
-            v["seen"] = {"seat": right, "cards": cards_info(state["shown"][right])}
-        if over:
-            v["hands"] = [cards_info(h) for h in state["hands"]]
-            v["all_shown"] = [cards_info(h) for h in state["shown"]]
-            v["deck"] = cards_info(state["deck"])
-            v["bank"] = state["bank"]
-        return v
+        for c, record in enumerate(view["celebrities"]):
+            record["value"] = VALUES[markers[c]]
+            record["sold_to_stunk"] = c in stunk_celebs
+        if view["lot"] is not None:
+            view["lot"]["next_minimum"] = self.next_minimum(state) if state["phase"] == "offers" else None
 
-    def is_over(self, state: State) -> bool:
+    def is_over(self, state: PaparazzoState) -> bool:
         return state["over"]
 
-    def final_result(self, state: State) -> Outcome:
+    def final_result(self, state: PaparazzoState) -> Outcome:
         n = state["players"]
         breakdown = [{"hands": [h[s] for h in state["hand_results"]], "total": state["totals"][s]} for s in range(n)]
         return Outcome.by_score(list(state["totals"]), breakdown)
 
-    def sample_state(self, view: dict, seat: int, rng: random.Random) -> State:
-        """A full state consistent with the seat's view: unseen cards and others' cash re-drawn.
-
-        Others' cash is not in the view (except Friese's variant); the sample gives each of them
-        the starting capital less half the current value of the photos they own, a rough guess.
-        """
-        n = view["players"]
-        removed = next((c for c, x in enumerate(view["celebrities"]) if not x["in_play"]), None)
-        market = [None if c is None else c["id"] for c in view["market"]]
-        owned = [ids(p) for p in view["owned"]]
-        stunk = ids(view["stunk"])
-        out = ids(view["out"])
-        hand = ids(view["hand"] or [])
+    def deal(self, state: PaparazzoState, view: dict, seat: int, rng: random.Random) -> None:
+        """Unseen cards re-dealt to the deck and the other hands, the hotbed's unseen choices re-drawn, others'
+        hidden cash guessed: the starting capital less half the current value of the photos they own."""
+        n = state["players"]
+        hands, markers, owned = state["hands"], state["markers"], state["owned"]
         right = (seat - 1) % n
         seen = ids(view["seen"]["cards"]) if view["seen"] else []
-        known = set(hand) | set(seen) | {c for c in market if c is not None} | set(stunk) | set(out)
-        known |= {c for p in owned for c in p}
-        unknown = [c for c in range(DECK_SIZE) if (c >> 3) != removed and c not in known]
+        known = set(hands[seat]) | set(seen) | {c for c in state["market"] if c is not None} | set(state["stunk"])
+        known |= set(state["out"]) | {c for p in owned for c in p}
+        unknown = [c for c in range(DECK_SIZE) if (c >> 3) != state["removed"] and c not in known]
         rng.shuffle(unknown)
-        hands: list[list[int]] = []
         for s in range(n):
-            if s == seat:
-                hands.append(list(hand))
-                continue
-            base = list(seen) if s == right else []
-            k = view["hand_sizes"][s] - len(base)
-            hands.append(sorted(base + unknown[:k]))
-            del unknown[:k]
-        markers = [c["photos"] for c in view["celebrities"]]
+            if s != seat:
+                base = list(seen) if s == right else []
+                k = view["hand_sizes"][s] - len(base)
+                hands[s] = sorted(base + unknown[:k])
+                del unknown[:k]
         shown: list[list[int]] = []
         for s in range(n):
             if s == seat:
@@ -745,7 +834,7 @@ class Paparazzo(Game):
                 shown.append(list(hands[s]))
             else:
                 shown.append(sorted(rng.sample(hands[s], min(SHOWN_WITH_THREE, len(hands[s])))))
-        choice = None
+        choice: list[list[int] | None] | None = None
         if view["rumors_pending"] is not None:
             choice = []
             for s, pending in enumerate(view["rumors_pending"]):
@@ -756,51 +845,18 @@ class Paparazzo(Game):
                 else:
                     choice.append(sorted(rng.sample(hands[s], min(SHOWN_WITH_THREE, len(hands[s])))))
             shown = [[] for _ in range(n)]
-        cash = list(view["cash"])
+        cash = state["cash"]
         for s in range(n):
             if cash[s] is None:
                 guess = START_CASH - sum(VALUES[markers[c >> 3]] for c in owned[s]) // 2
                 cash[s] = max(0, guess // 500 * 500)
-        lot = None
-        if view["lot"] is not None:
-            lot = {k: v for k, v in view["lot"].items() if k != "next_minimum"}
-            lot["card"] = view["lot"]["card"]["id"]
-            lot["offers"] = [dict(o) for o in lot["offers"]]
-            lot["declined"] = list(lot["declined"])
-        return {
-            "players": n,
-            "raises": view["raises"],
-            "hand_count": view["hand_count"],
-            "hand_no": view["hand_no"],
-            "removed": removed,
-            "ex": [c["ex"] for c in view["celebrities"]],
-            "out": out,
-            "deck": unknown,
-            "hands": hands,
-            "shown": shown,
-            "choice": choice,
-            "market": market,
-            "owned": owned,
-            "stunk": stunk,
-            "markers": markers,
-            "cash": cash,
-            "bank": BANK_FLOAT - sum(cash),
-            "penalties": list(view["penalties"]),
-            "starter": view["starter"],
-            "mediator": view["mediator"],
-            "phase": view["phase"],
-            "retry": view["retry"],
-            "lot": lot,
-            "hand_results": view["hand_results"],
-            "totals": list(view["totals"]),
-            "over": view["over"],
-        }
+        state.update(deck=unknown, shown=shown, choice=choice, bank=BANK_FLOAT - sum(cash))
 
 
 GAME = Paparazzo()
 
 
-def default_move(state: State, seat: int) -> dict:
+def default_move(state: PaparazzoState, seat: int) -> dict:
     """On a timeout or for a seat that is out: pass on offers and decline to buy (no money at risk);
     a selection, a new photo or the cards to show, which cannot be refused, take the first legal one."""
     return safe_default(GAME.legal_moves(state, seat), ("pass", "decline"))
