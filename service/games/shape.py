@@ -53,8 +53,8 @@ class Rows:
 @dataclass(frozen=True)
 class Column:
     """Everyone sees entry i of the key's list as field ``field`` of the record of index i in ``rows``.
-    ``show`` maps the whole list to the fields' values (index by index), ``read`` the fields' values of
-    the records (in their order) back; ``absent`` is read back for an index that has no record."""
+    ``show`` maps the whole list to the fields' values and ``read`` those back (index by index, one call
+    per view); ``absent`` is the field's value for an index that has no record."""
 
     rows: Rows
     field: str
@@ -202,14 +202,18 @@ class Shape:
             state[key] = _get(view, path) if read is None else read(_get(view, path))
         for rows, path, every, columns in self._tables:
             records = _get(view, path)
-            indices = None if rows.index is None else [rows.index(r) for r in records]
-            for key, field, _, read, absent in columns:
-                values = [r[field] for r in records] if read is None else read([r[field] for r in records])
-                if indices is not None:
-                    values, placed = [absent] * len(every), values
-                    for i, value in zip(indices, placed):
-                        values[i] = value
-                state[key] = values
+            if rows.index is None:
+                for key, field, _, read, _ in columns:
+                    values = [r[field] for r in records]
+                    state[key] = values if read is None else read(values)
+                continue
+            placed = [(key, field, read, [absent] * len(every)) for key, field, _, read, absent in columns]
+            for record in records:
+                i = rows.index(record)
+                for _, field, _, values in placed:
+                    values[i] = record[field]
+            for key, _, read, values in placed:
+                state[key] = values if read is None else read(values)
         for key, take in self._takes:
             state[key] = take(view, seat)
         for key, at, _, read, _, _ in self._own:
