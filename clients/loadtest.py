@@ -1,6 +1,8 @@
 """``referee loadtest``: drive N concurrent matches over HTTP and print moves/s and latency percentiles.
 
-Every match has all-human seats played here by random movers: each move is a
+Every match has all-human seats played here by random movers, each seat on a keep-alive connection of
+its own (as each player's own client would be; a server of several processes then shares a table's
+requests among them, where one connection per table would pin it to one): each move is a
 ``POST /moves``, preceded by a ``GET /legal-moves`` unless the previous move's answer already
 listed the mover's next legal moves (a compound turn).  A finished match is replaced by a new one, so
 N matches stay in play.  ``--idle`` first creates that many extra live matches that just sit
@@ -118,18 +120,20 @@ def new_match(conn: Conn, game: str, players: int, seed: int,
 
 
 def mover(url: str, game: str, players: int, deadline: float, seed: int, out: list, clock: dict | None = None) -> None:
-    conn = Conn(url)
+    """One table: each seat a player with a connection of its own, as each person's own client would have."""
+    conns = [Conn(url) for _ in range(players)]
     rng = random.Random(seed)
     lat: list[float] = []
     errors = finished = 0
-    mid, tokens, to_act = new_match(conn, game, players, seed, clock)
+    mid, tokens, to_act = new_match(conns[0], game, players, seed, clock)
     follow_up: dict | None = None  # the mover's next legal moves, from a move's answer
     while time.monotonic() < deadline:
         if not to_act:
             finished += 1
-            mid, tokens, to_act = new_match(conn, game, players, rng.randrange(1 << 30), clock)
+            mid, tokens, to_act = new_match(conns[0], game, players, rng.randrange(1 << 30), clock)
             continue
         seat = to_act[0]
+        conn = conns[seat]
         if follow_up is not None and follow_up["seat"] == seat:
             legal, status = follow_up, 200
         else:
