@@ -194,9 +194,11 @@ class Store:
         self._cas_script = client.register_script(CAS % IDEM_TTL)
         self._open_stream_script = client.register_script(OPEN_STREAM)
         self._local = threading.local()
+        # once: RedisCluster is a Protocol, and isinstance against one costs microseconds on every command
+        self.cluster = isinstance(client, RedisCluster)
         # A blocking read is sliced so that each XREAD BLOCK ends well before the client's socket
         # timeout, which would otherwise cut the server's own wait (and answer 500) after 5 s.
-        pool = client.nodes_manager if isinstance(client, RedisCluster) else client.connection_pool
+        pool = client.nodes_manager if self.cluster else client.connection_pool
         timeout = pool.connection_kwargs.get("socket_timeout")
         self.block_ms = max(100, int(timeout * 500)) if timeout else 10_000
 
@@ -212,7 +214,7 @@ class Store:
         its own (a connection must not be shared across processes).  A cluster client has a pool
         per node and is shared as it is.
         """
-        if isinstance(self.client, RedisCluster):
+        if self.cluster:
             return self.client
         local = self._local
         if getattr(local, "pid", None) != os.getpid():
