@@ -4,8 +4,11 @@ Every match has all-human seats played here by random movers, each seat on a kee
 its own (as each player's own client would be; a server of several processes then shares a table's
 requests among them, where one connection per table would pin it to one): each move is a
 ``POST /moves``, preceded by a ``GET /legal-moves`` unless the previous move's answer already
-listed the mover's next legal moves (a compound turn).  A finished match is replaced by a new one, so
-N matches stay in play.  ``--idle`` first creates that many extra live matches that just sit
+listed the mover's next legal moves (a compound turn).  With ``--turns stream`` each seat instead
+holds its event stream with ``legal_moves=true``, as a browser table would, and moves when a
+``legal_moves`` frame tells it its turn has come: no request but the move itself (it also prints how
+long the turn's notice took, from the previous move's answer to the frame).  A finished match is
+replaced by a new one, so N matches stay in play.  ``--idle`` first creates that many extra live matches that just sit
 there, to show a move's cost does not grow with the number of live matches.  Traffic goes
 only to the given URLs (loopback by default) and stops after ``--duration`` seconds; with
 several ``--url`` (API hosts against one store), match i is played through URL i mod n.
@@ -161,12 +164,126 @@ def mover(url: str, game: str, players: int, deadline: float, seed: int, out: li
     out.append((lat, errors, finished))
 
 
+class EventStream:
+    """A seat's event stream on a bare socket: yields (event, data) frames, comments skipped."""
+
+    def __init__(self, url: str, path: str, token: str, timeout: float) -> None:
+        conn = Conn(url)
+        self.sock = conn._connect()
+        self.sock.settimeout(timeout)
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {conn.host}\r\nAccept: text/event-stream\r\n"
+                          f"Authorization: Bearer {token}\r\n\r\n".encode())
+        self.raw = b""
+        head = self._until(b"\r\n\r\n")
+        if b" 200 " not in head.split(b"\r\n", 1)[0]:
+            raise RuntimeError(f"stream refused: {head[:200]!r}")
+        self.chunked = b"transfer-encoding: chunked" in head.lower()
+        self.text = b""
+
+    def _until(self, marker: bytes) -> bytes:
+        while (i := self.raw.find(marker)) < 0:
+            self._recv()
+        out, self.raw = self.raw[:i], self.raw[i + len(marker):]
+        return out
+
+    def _recv(self) -> None:
+        data = self.sock.recv(65536)
+        if not data:
+            raise ConnectionError("stream closed")
+        self.raw += data
+
+    def _more(self) -> None:
+        """Append the next piece of the body to ``text`` (one chunk, when the body is chunked)."""
+        if not self.chunked:
+            self._recv()
+            self.text, self.raw = self.text + self.raw, b""
+            return
+        size = int(self._until(b"\r\n").split(b";")[0], 16)
+        if size == 0:
+            raise ConnectionError("stream ended")
+        while len(self.raw) < size + 2:
+            self._recv()
+        self.text, self.raw = self.text + self.raw[:size], self.raw[size + 2:]
+
+    def frames(self):
+        while True:
+            while (i := self.text.find(b"\n\n")) < 0:
+                self._more()
+            frame, self.text = self.text[:i], self.text[i + 2:]
+            event, data = "message", b""
+            for line in frame.split(b"\n"):
+                if line.startswith(b"event: "):
+                    event = line[7:].decode()
+                elif line.startswith(b"data: "):
+                    data = line[6:]
+            if data:
+                yield event, orjson.loads(data)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def seat_player(url: str, mid: str, token: str, rng: random.Random, deadline: float, table: dict) -> None:
+    """One seat of a streamed table: it moves whenever its stream (or its own move's answer) lists its
+    legal moves, until the match ends or the run does."""
+    conn = Conn(url)
+    stream = EventStream(url, f"/matches/{mid}/events?legal_moves=true", token, max(1.0, deadline - time.monotonic()))
+    acted = -1
+    try:
+        for event, data in stream.frames():
+            if event == "end" or time.monotonic() >= deadline:
+                return
+            if event != "legal_moves" or data["version"] <= acted:
+                continue
+            if (posted := table["posted"].get(data["version"])) is not None:
+                table["notice"].append(time.perf_counter() - posted)
+            legal = data
+            while legal and time.monotonic() < deadline:
+                acted = legal["version"]
+                move = concretize(rng.choice(legal["moves"]), rng)
+                t0 = time.perf_counter()
+                status, answer = conn.call("POST", f"/matches/{mid}/moves",
+                                           {"move": move, "expected_version": legal["version"]}, token=token)
+                table["lat"].append(time.perf_counter() - t0)
+                if status != 200:  # another seat of a simultaneous decision came first: wait for the next frame
+                    table["errors"] += status != 409
+                    break
+                table["posted"][answer["version"]] = time.perf_counter()
+                legal = answer["legal_moves"] and {"version": answer["version"], "moves": answer["legal_moves"]}
+    except (OSError, ConnectionError):
+        if time.monotonic() < deadline:
+            table["errors"] += 1
+    finally:
+        stream.close()
+
+
+def streamed(url: str, game: str, players: int, deadline: float, seed: int, out: list,
+             clock: dict | None = None) -> None:
+    """One table whose seats learn of their turns from their event streams, a thread per seat."""
+    rng = random.Random(seed)
+    conn = Conn(url)
+    table: dict = {"lat": [], "notice": [], "posted": {}, "errors": 0}
+    finished = 0
+    while time.monotonic() < deadline:
+        mid, tokens, _ = new_match(conn, game, players, rng.randrange(1 << 30), clock)
+        table["posted"] = {}
+        seats = [threading.Thread(target=seat_player, args=(url, mid, tokens[s], random.Random(rng.random()),
+                                                            deadline, table)) for s in range(players)]
+        for t in seats:
+            t.start()
+        for t in seats:
+            t.join()
+        finished += time.monotonic() < deadline
+    out.append((table["lat"], table["errors"], finished, table["notice"]))
+
+
 def _process(urls: list[str], first: int, game: str, players: int, matches: int, duration: float, seed: int,
-             queue, clock: dict | None) -> None:
+             queue, clock: dict | None, turns: str) -> None:
     """Matches ``first`` to ``first + matches - 1`` of the run, each on its URL."""
     deadline = time.monotonic() + duration
     out: list = []
-    threads = [threading.Thread(target=mover, args=(urls[(first + i) % len(urls)], game, players, deadline,
+    table = streamed if turns == "stream" else mover
+    threads = [threading.Thread(target=table, args=(urls[(first + i) % len(urls)], game, players, deadline,
                                                     seed + i, out, clock))
                for i in range(matches)]
     for t in threads:
@@ -195,13 +312,13 @@ def timeout_lateness(conn: Conn, idle: list[dict], since: float, until: float) -
 
 
 def run(url: str | list[str], game: str, players: int, matches: int, duration: float, procs: int, seed: int,
-        clock: dict | None = None, timeouts: int = 0, timeout_seconds: float = 1.0) -> dict:
+        clock: dict | None = None, timeouts: int = 0, timeout_seconds: float = 1.0, turns: str = "ask") -> dict:
     urls = [url] if isinstance(url, str) else url
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     shares = [matches // procs + (i < matches % procs) for i in range(procs)]
     workers = [ctx.Process(target=_process, args=(urls, sum(shares[:i]), game, players, n, duration,
-                                                  seed + 1000 * i, queue, clock))
+                                                  seed + 1000 * i, queue, clock, turns))
                for i, n in enumerate(shares) if n]
     conn = Conn(urls[0])
     idle_clock = {"move_seconds": timeout_seconds, "on_timeout": "default"}
@@ -224,6 +341,9 @@ def run(url: str | list[str], game: str, players: int, matches: int, duration: f
            "p50_ms": pct(lat, 0.50), "p95_ms": pct(lat, 0.95), "p99_ms": pct(lat, 0.99),
            "mean_ms": statistics.fmean(lat) * 1000 if lat else float("nan"),
            "errors": sum(r[1] for r in results), "finished_matches": sum(r[2] for r in results)}
+    if turns == "stream":
+        notice = sorted(x for r in results for x in r[3])
+        out.update(notice_p50_ms=pct(notice, 0.50), notice_p99_ms=pct(notice, 0.99))
     if idle:
         out.update(timeouts=len(late), timeout_late_p50_ms=pct(late, 0.50), timeout_late_p99_ms=pct(late, 0.99),
                    timeout_late_max_ms=late[-1] * 1000 if late else float("nan"))
@@ -246,6 +366,8 @@ def add_parser(sub) -> None:
     p.add_argument("--timeouts", type=int, default=0,
                    help="extra clocked matches whose seats never move: prints how late their timeouts fire")
     p.add_argument("--timeout-seconds", type=float, default=1.0, help="their move_seconds")
+    p.add_argument("--turns", choices=("ask", "stream"), default="ask",
+                   help="how a seat learns its legal moves: ask (GET legal-moves) or stream (its event stream)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=main)
 
@@ -261,7 +383,7 @@ def main(args) -> int:
         create_idle(urls[0], args.game, args.players, args.idle)
         print(f"created {args.idle} idle live matches in {time.monotonic() - t0:.1f} s")
     r = run(urls, args.game, args.players, args.matches, args.duration, args.procs, args.seed, args.clock,
-            args.timeouts, args.timeout_seconds)
+            args.timeouts, args.timeout_seconds, args.turns)
     if args.json:
         print(json.dumps(r))
     else:
@@ -269,6 +391,9 @@ def main(args) -> int:
               f"{r['moves_per_s']:.0f} moves/s; latency p50 {r['p50_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms, "
               f"p99 {r['p99_ms']:.1f} ms (mean {r['mean_ms']:.1f}); {r['finished_matches']} matches finished, "
               f"{r['errors']} errors")
+        if args.turns == "stream":
+            print(f"turn notices (a move's answer to the next mover's legal_moves frame): p50 "
+                  f"{r['notice_p50_ms']:.1f} ms, p99 {r['notice_p99_ms']:.1f} ms")
         if args.timeouts:
             print(f"{args.timeouts} idle clocked matches: {r['timeouts']} timeouts fired, late by p50 "
                   f"{r['timeout_late_p50_ms']:.0f} ms, p99 {r['timeout_late_p99_ms']:.0f} ms "

@@ -41,7 +41,7 @@ from service.api import HELD, PROBLEM_JSON, STREAM, sse
 from service.app import create_app as create_flask_app
 from service.config import Settings
 from service.problems import Problem
-from service.store import match_key, notify_channel
+from service.store import PAGE, match_key, notify_channel
 
 log = logging.getLogger("referee.front")
 
@@ -90,7 +90,8 @@ class Hub:
         self.subscribed: dict[bytes, asyncio.Event] = {}  # channel -> set once the server confirmed
         self.tasks: list[asyncio.Task] = []
         self.lock = asyncio.Lock()
-        self.reads = asyncio.Semaphore(16)  # the waiters' version reads share a few connections
+        self.reads = asyncio.Semaphore(16)  # the waiters' reads share a few connections
+        self.page_script = self.redis.register_script(PAGE)
 
     @asynccontextmanager
     async def watch(self, match_id: str, seen: float):
@@ -126,6 +127,12 @@ class Hub:
         async with self.reads:
             version = await self.redis.hget(match_key(match_id), "version")
         return math.inf if version is None else int(version)
+
+    async def page(self, keys: list[str], args: list) -> list | None:
+        """``Store.page``'s read on this loop's client: a stream catching up does not block the loop
+        (and the requests it runs) while Redis answers."""
+        async with self.reads:
+            return await self.page_script(keys=keys, args=args)
 
     def _wake(self, match_id: str, version: float) -> None:
         for waiter in self.waiters.get(match_id, ()):
@@ -255,9 +262,9 @@ class Front:
             env["CONTENT_LENGTH"] = str(len(body))
         if scope.method == "GET":
             if EVENTS.match(scope.path) and "text/event-stream" in env.get("HTTP_ACCEPT", ""):
-                return await self._stream(env, proto)
+                return await asyncio.ensure_future(self._stream(env, proto))
             if (found := LONG_POLL.match(scope.path)) and (poll := self._long_poll_args(env)):
-                return await self._long_poll(env, proto, found.group(1), *poll)
+                return await asyncio.ensure_future(self._long_poll(env, proto, found.group(1), *poll))
         proto.response_bytes(*call_wsgi(self.app, env))
 
     async def _body(self, scope, proto) -> bytes:
@@ -351,7 +358,7 @@ class Front:
                 await transport.send_bytes(sse.RETRY)
                 while not waiter.gone:
                     waiter.event.clear()
-                    frames, after, waiter.seen, over = sse.catch_up(self.referee, stream, after)
+                    frames, after, waiter.seen, over = await sse.catch_up_async(self._hub().page, stream, after)
                     if frames:
                         await transport.send_bytes(frames)
                     if over:

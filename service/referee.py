@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 import redis
 from redis.client import Pipeline
 from redis.cluster import RedisCluster
@@ -131,6 +132,26 @@ class Stream:
 def moves_of(match: Match, seat: int) -> list:
     """The seat's legal moves: empty unless the match is active (and the game has the seat to act)."""
     return GAMES[match.game].legal_moves(match.state, seat) if match.status == Status.ACTIVE else []
+
+
+def page_of(match_id: str, found: tuple[list, list[dict]] | None, viewer: int | None, after: int,
+            limit: int) -> dict:
+    """``Referee.page`` from the store's read of the head and events (``Store.page``; the front's own)."""
+    if found is None:
+        raise Problem("unknown_match", f"There is no match {match_id!r} (it may have expired).")
+    head, raw = found
+    status, version = Status(head[0].decode()), int(head[1])
+    page = {"events": [public_event(e) for e in raw if visible(e, viewer)],
+            "last_seq": raw[-1]["seq"] if raw else after, "more": len(raw) == limit,
+            "version": version, "status": status}
+    if len(head) > 2:  # a seat's stream: its legal moves when it is to act
+        moves: list = []
+        if status == Status.ACTIVE:
+            game, state = GAMES[head[2].decode()], orjson.loads(head[3])
+            if viewer in game.to_act(state):
+                moves = game.legal_moves(state, viewer)
+        page["moves"] = moves
+    return page
 
 
 def public_event(event: dict) -> dict:
@@ -592,25 +613,17 @@ class Referee:
     def events(self, match_id: str, token: str | None, after: int = 0, limit: int = 500,
                ticket: str | None = None) -> dict:
         match = self._load(match_id)
-        return {"game": match.game, **self.page(match_id, self._viewer(match, token, ticket), after, limit)}
+        page = self.page(match_id, self._viewer(match, token, ticket), after, limit)
+        del page["more"]
+        return {"game": match.game, **page}
 
-    def page(self, match_id: str, viewer: int | None, after: int, limit: int = 500) -> dict:
-        """The events past ``after`` that ``viewer`` may see, with the match's version and status.
-
-        The version is read before the events, so a waiter that has seen this version misses nothing.
+    def page(self, match_id: str, viewer: int | None, after: int, limit: int = 500, legal: bool = False) -> dict:
+        """The events past ``after`` that ``viewer`` may see, with the match's version and status, read in
+        one round trip; with ``legal`` also the viewer's legal moves at that version (``moves``, empty unless
+        its seat is to act), from the same read: a seat's stream learns its turn without another request.
         """
-        head = self.store.head(match_id)
-        if head is None:
-            raise Problem("unknown_match", f"There is no match {match_id!r} (it may have expired).")
-        raw = self.store.events(match_id, after, limit)
-        last = raw[-1]["seq"] if raw else after
-        return {"events": [public_event(e) for e in raw if visible(e, viewer)], "last_seq": last,
-                "version": head[1], "status": head[0]}
-
-    def turn_moves(self, match_id: str, seat: int) -> tuple[int, list]:
-        """(version, the seat's legal moves): empty unless the match is active and the seat is to act."""
-        match = self._load(match_id)
-        return match.version, moves_of(match, seat)
+        return page_of(match_id, self.store.page(match_id, after, limit, legal and viewer is not None),
+                       viewer, after, limit)
 
     def stream_ticket(self, match_id: str, token: str | None) -> dict:
         """A short-lived ticket that opens this seat's event stream without the token in a URL."""

@@ -177,7 +177,26 @@ redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[5])
 return 1
 """
+# A page of a match's events with its head, in one round trip: KEYS hash, events; ARGV first event
+# id, count, "state" to add the game and the state (for a seat's stream that lists its legal moves).
+PAGE = """
+local fields = ARGV[3] == 'state' and {'status', 'version', 'game', 'state'} or {'status', 'version'}
+local head = redis.call('HMGET', KEYS[1], unpack(fields))
+if not head[1] then return false end
+local out = {}
+for i, entry in ipairs(redis.call('XRANGE', KEYS[2], ARGV[1], '+', 'COUNT', ARGV[2])) do out[i] = entry[2][2] end
+return {head, out}
+"""
 IDEM_TTL = 24 * 3600
+
+
+def page_call(match_id: str, after: int, count: int, state: bool = False) -> tuple[list[str], list[Any]]:
+    """The PAGE script's keys and arguments (the front runs it on its asyncio client)."""
+    return [match_key(match_id), events_key(match_id)], [f"0-{after + 1}", count, "state" if state else ""]
+
+
+def decode_page(found: list | None) -> tuple[list, list[dict]] | None:
+    return None if found is None else (found[0], [orjson.loads(e) for e in found[1]])
 #: how often a commit re-decides on a fresh match after losing its compare-and-set, before answering busy
 COMMIT_RETRIES = 50
 
@@ -193,6 +212,7 @@ class Store:
         self.abandoned_ttl = abandoned_ttl
         self._cas_script = client.register_script(CAS % IDEM_TTL)
         self._open_stream_script = client.register_script(OPEN_STREAM)
+        self._page_script = client.register_script(PAGE)
         self._local = threading.local()
         # once: RedisCluster is a Protocol, and isinstance against one costs microseconds on every command
         self.cluster = isinstance(client, RedisCluster)
@@ -256,10 +276,11 @@ class Store:
         entries = self.redis.xrange(events_key(match_id), f"0-{after + 1}", "+", count=count)
         return [orjson.loads(fields[b"e"]) for _, fields in entries]
 
-    def head(self, match_id: str) -> tuple[str, int] | None:
-        """(status, version) without the state: what a waiter re-checks."""
-        status, version = self.redis.hmget(match_key(match_id), (b"status", b"version"))
-        return None if status is None else (status.decode(), int(version))
+    def page(self, match_id: str, after: int, count: int, state: bool = False) -> tuple[list, list[dict]] | None:
+        """([status, version] or, with ``state``, [status, version, game, state] as stored, the events
+        past ``after``), read together; None for an unknown match.  The head is read before the events,
+        so a waiter that has seen this version misses nothing."""
+        return decode_page(self.run(self._page_script, *page_call(match_id, after, count, state)))
 
     def wait_for_events(self, match_id: str, after: int, timeout_ms: int) -> bool:
         """Block until an event past ``after`` exists (every commit writes one) or time runs out.

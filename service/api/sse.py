@@ -10,16 +10,17 @@ server's ``REFEREE_STREAM_MAX_AGE``, a restart, a dropped connection) is resumed
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import orjson
 
-from service.referee import Referee, Stream
-from service.store import Status
+from service.referee import Referee, Stream, page_of
+from service.store import decode_page, page_call
 
 RETRY_MS = 2000
 RETRY = f"retry: {RETRY_MS}\n\n".encode()
 HEARTBEAT = b": keep-alive\n\n"
+PAGE = 500  # events per read
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
@@ -30,25 +31,42 @@ def event_frame(event: dict) -> bytes:
 def catch_up(ref: Referee, stream: Stream, after: int) -> tuple[bytes, int, int, bool]:
     """Every event past ``after`` the stream's viewer may see, as frames (with ``end`` once the
     match is over); returns (frames, new after, the match's version, over)."""
-    out = []
+    out: list[bytes] = []
+    while True:  # one read per page; the viewer's legal moves come with the last one
+        page = ref.page(stream.match_id, stream.viewer, after, legal=stream.legal)
+        after = add_frames(out, stream, page)
+        if not page["more"]:
+            return finish(out, stream, page, after)
+
+
+async def catch_up_async(read: Callable[..., Awaitable], stream: Stream, after: int) -> tuple[bytes, int, int, bool]:
+    """``catch_up`` on an event loop: ``read`` runs ``Store.page``'s script without blocking the loop."""
+    out: list[bytes] = []
     while True:
-        page = ref.page(stream.match_id, stream.viewer, after)
-        out += [event_frame(e) for e in page["events"]]
-        if page["last_seq"] == after:
-            break
-        after = page["last_seq"]
-    over = Status(page["status"]).over
-    if stream.legal and not over and page["version"] > stream.legal_seen:  # once per version, not per heartbeat
-        version, moves = ref.turn_moves(stream.match_id, stream.viewer)
-        if version == page["version"]:  # of the version whose events were just sent (a later one follows its own)
-            stream.legal_seen = version
-            if moves:
-                out.append(b"id: %d\nevent: legal_moves\ndata: %s\n\n" % (
-                    after, orjson.dumps({"version": version, "moves": moves})))
+        legal = stream.legal and stream.viewer is not None
+        found = decode_page(await read(*page_call(stream.match_id, after, PAGE, legal)))
+        page = page_of(stream.match_id, found, stream.viewer, after, PAGE)
+        after = add_frames(out, stream, page)
+        if not page["more"]:
+            return finish(out, stream, page, after)
+
+
+def add_frames(out: list[bytes], stream: Stream, page: dict) -> int:
+    out += [event_frame(e) for e in page["events"]]
+    return page["last_seq"]
+
+
+def finish(out: list[bytes], stream: Stream, page: dict, after: int) -> tuple[bytes, int, int, bool]:
+    """The caught-up stream's last frames: its legal moves (once per version) and ``end`` once over."""
+    version, over = page["version"], page["status"].over
+    if page.get("moves") and version > stream.legal_seen:
+        stream.legal_seen = version
+        out.append(b"id: %d\nevent: legal_moves\ndata: %s\n\n" % (
+            after, orjson.dumps({"version": version, "moves": page["moves"]})))
     if over:
-        end = {"status": page["status"], "version": page["version"], "last_seq": after}
+        end = {"status": page["status"], "version": version, "last_seq": after}
         out.append(b"id: %d\nevent: end\ndata: %s\n\n" % (after, orjson.dumps(end)))
-    return b"".join(out), after, page["version"], over
+    return b"".join(out), after, version, over
 
 
 def stream_sync(ref: Referee, stream: Stream, after: int, seconds: float) -> Iterator[bytes]:

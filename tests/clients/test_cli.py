@@ -139,6 +139,16 @@ def test_loadtest_prints_figures(server):
     assert figures["moves"] > 0 and figures["errors"] == 0 and figures["p99_ms"] >= figures["p50_ms"]
 
 
+def test_loadtest_on_event_streams_prints_how_soon_a_turn_is_known(server):
+    """--turns stream: no GET legal-moves; each seat moves on its stream's legal_moves frame."""
+    out = cli(server, "loadtest", "--url", server.url, "--matches", "2", "--players", "3", "--duration", "2",
+              "--procs", "1", "--turns", "stream").stdout
+    assert "0 errors" in out and "turn notices" in out
+    moves = int(re.search(r"s: (\d+) moves", out).group(1))
+    notice_p50, notice_p99 = (float(x) for x in re.search(r"p50 ([\d.]+) ms, p99 ([\d.]+) ms\n?$", out).groups())
+    assert moves > 20 and 0 < notice_p50 <= notice_p99
+
+
 def test_loadtest_spreads_matches_over_several_api_hosts(server):
     other = server.url.replace("127.0.0.1", "localhost")  # a second name for the host, for a second URL
     out = cli(server, "loadtest", "--url", server.url, "--url", other, "--matches", "2", "--duration", "1",
@@ -184,6 +194,9 @@ def test_arena_and_loadtest_play_every_game(server, game):
     assert tallies["greedy"].matches == 1 and tallies["random"].matches == players - 1
     figures = loadtest.run(server.url, game, players, matches=2, duration=1.5, procs=1, seed=3)
     assert figures["moves"] > 0 and figures["errors"] == 0
+    # every seat told its turn by its event stream's legal_moves frames (simultaneous decisions included)
+    streamed = loadtest.run(server.url, game, players, matches=2, duration=1.5, procs=1, seed=3, turns="stream")
+    assert streamed["moves"] > 0 and streamed["errors"] == 0
 
 
 def test_watch_exits_0_only_once_the_match_is_over(server):
