@@ -164,46 +164,31 @@ def mover(url: str, game: str, players: int, deadline: float, seed: int, out: li
     out.append((lat, errors, finished))
 
 
-class EventStream:
+class EventStream(Conn):
     """A seat's event stream on a bare socket: yields (event, data) frames, comments skipped."""
 
     def __init__(self, url: str, path: str, token: str, timeout: float) -> None:
-        conn = Conn(url)
-        self.sock = conn._connect()
+        super().__init__(url)
+        self.sock = self._connect()
         self.sock.settimeout(timeout)
-        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {conn.host}\r\nAccept: text/event-stream\r\n"
+        self.sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\nAccept: text/event-stream\r\n"
                           f"Authorization: Bearer {token}\r\n\r\n".encode())
-        self.raw = b""
-        head = self._until(b"\r\n\r\n")
+        head = self._read_until(b"\r\n\r\n")
         if b" 200 " not in head.split(b"\r\n", 1)[0]:
             raise RuntimeError(f"stream refused: {head[:200]!r}")
         self.chunked = b"transfer-encoding: chunked" in head.lower()
         self.text = b""
 
-    def _until(self, marker: bytes) -> bytes:
-        while (i := self.raw.find(marker)) < 0:
-            self._recv()
-        out, self.raw = self.raw[:i], self.raw[i + len(marker):]
-        return out
-
-    def _recv(self) -> None:
-        data = self.sock.recv(65536)
-        if not data:
-            raise ConnectionError("stream closed")
-        self.raw += data
-
     def _more(self) -> None:
         """Append the next piece of the body to ``text`` (one chunk, when the body is chunked)."""
         if not self.chunked:
-            self._recv()
-            self.text, self.raw = self.text + self.raw, b""
+            self._fill()
+            self.text, self.buf = self.text + self.buf, b""
             return
-        size = int(self._until(b"\r\n").split(b";")[0], 16)
+        size = int(self._read_until(b"\r\n").split(b";")[0], 16)
         if size == 0:
             raise ConnectionError("stream ended")
-        while len(self.raw) < size + 2:
-            self._recv()
-        self.text, self.raw = self.text + self.raw[:size], self.raw[size + 2:]
+        self.text += self._read_exactly(size + 2)[:size]
 
     def frames(self):
         while True:
