@@ -119,11 +119,8 @@ def check_hidden_information(game, hooks, state: dict, players: int, actor: int,
 
 
 def conforms(game, state: dict) -> None:
-    """The state has the keys and JSON types its game declares (service/games/shape.py); Picture Perfect's
-    declaration is still to come."""
-    shape = getattr(game, "shape", None)
-    if shape is not None:
-        shape.check(state)
+    """The state has the keys and JSON types its game declares (service/games/shape.py)."""
+    game.shape.check(state)
 
 
 def check_samples(game, state: dict, players: int, step: int) -> None:
