@@ -13,7 +13,7 @@ from functools import partial
 
 import pytest
 
-from service.games.base import IllegalMove, InvalidOptions, concretize, matches
+from service.games.base import IllegalMove, InvalidOptions, concretize
 from service.games.big_shot import COLORS, GAME, LOT_NAMES, loan_payout
 from tests.games.helpers import act as _act
 from tests.games.helpers import rejects as _rejects
@@ -508,25 +508,19 @@ def test_hidden_money_two_players_always_choose_payer():
     assert s["phase"] == "pay" and GAME.legal_moves(s, 0) == [{"type": "pay", "color": "red"}]
 
 
-def test_open_money_is_visible_and_sample_state_is_exact():
-    """big_shot.txt, Preparations: players display their money; with open money the view holds the
-    whole state, so sample_state rebuilds it exactly; with hidden money only others' cash is guessed."""
+def test_money_is_displayed_unless_hidden():
+    """big_shot.txt, Preparations: players display their money, so every seat and a spectator see every
+    colour's cash; A challenging variant: the money is kept hidden, a seat sees its own colours' cash
+    only, and everyone sees all of it once the game is over."""
     rng = random.Random(15)
     for players in (2, 3, 4):
         for opts in GAME.variants:
             s = _advance(new(players, 15, **opts), rng, rng.randrange(1, 200))
-            for seat in range(players):
-                sampled = GAME.sample_state(GAME.view(s, seat), seat, random.Random(1))
-                if not opts or GAME.is_over(s):
-                    assert json.dumps(sampled, sort_keys=True) == json.dumps(s, sort_keys=True)
-                else:
-                    t = json.loads(json.dumps(s))
-                    for c in range(4):
-                        if t["owner"][c] not in (seat, None):
-                            t["cash"][c] = sampled["cash"][c]
-                    assert json.dumps(sampled, sort_keys=True) == json.dumps(t, sort_keys=True)
-                if not GAME.is_over(s) and seat in GAME.to_act(s):
-                    assert GAME.legal_moves(sampled, seat) == GAME.legal_moves(s, seat)
+            for seat in (None, *range(players)):
+                for account in GAME.view(s, seat)["accounts"]:
+                    c = COLORS.index(account["color"])
+                    shown = not opts or GAME.is_over(s) or s["owner"][c] == seat
+                    assert account["cash"] == (s["cash"][c] if shown else None)
 
 
 # -- random play with invariants ------------------------------------------------------------------
@@ -620,8 +614,9 @@ def test_views_are_json_and_show_the_table():
 
 
 # -- bots ---------------------------------------------------------------------------------
-def test_greedy_moves_are_legal_and_beat_random():
-    """workers/bots: the greedy bot sees only its view and legal moves; it clearly beats random."""
+def test_greedy_beats_random():
+    """workers/bots: the greedy bot sees only its view and legal moves; it clearly beats random (its moves
+    are legal: the conformance suite)."""
     wins = games = 0
     for players, count in ((2, 6), (3, 6)):
         for m in range(count):
@@ -633,7 +628,6 @@ def test_greedy_moves_are_legal_and_beat_random():
                 seat = GAME.to_act(state)[0]
                 view, moves = GAME.view(state, seat), GAME.legal_moves(state, seat)
                 move = (greedy if seat == me else random_bot)(view, moves, seat, rng)
-                assert any(matches(move, t) for t in moves)
                 GAME.apply(state, seat, GAME.parse_move(move), rng)
             wins += me in GAME.final_result(state).winners
             games += 1

@@ -2,10 +2,14 @@
 
 design.md, the game contract.  Seeded random play to the end, where every few moves:
 - hidden information: a per-game hook changes only what one observer cannot see; that
-  observer's view, legal moves and share of the next move's events stay the same;
+  observer's view, legal moves and share of the next move's events stay the same, and so does the
+  refusal (code, reason and message) of every move of its own that the rules refuse: an error
+  reveals nothing hidden;
 - ``view(sample_state(view)) == view`` for every seat, and the sample's legal moves are the seat's;
+  where the hook finds nothing hidden from a seat, its sample is the state itself;
 - legal moves and ``apply`` agree both ways: every listed move (each end of a range) applies on
-  a copy; fuzzed unlisted moves and moves by seats not to act are refused and change nothing;
+  a copy; fuzzed unlisted moves and moves by seats not to act are refused and change nothing (a
+  seat not to act with the one reason ``not_your_turn``);
 - every bot kind (service.games.BOT_KINDS) chooses a legal move from the seat's view;
 - a move type the phase does not allow is refused with the one reason ``not_now``;
 and after every move the state survives JSON, conforms to the game's declared shape (the keys of its
@@ -32,7 +36,7 @@ import random
 import pytest
 
 from service.games import BOT_KINDS, GAMES
-from service.games.base import NOT_NOW, GameError, concretize, is_span, matches
+from service.games.base import NOT_NOW, GameError, InvalidMove, concretize, is_span, matches
 from service.referee import match_rng, visible
 from tests.games import test_big_shot, test_dice_party, test_paparazzo, test_picture_perfect, test_super_blatt
 from workers.bots import Budget, make_bot
@@ -73,23 +77,36 @@ def beyond(template: dict) -> list[dict]:
     return out
 
 
-def refused(game, state: dict, seat: int, move: dict) -> None:
+def refusal(game, state: dict, seat: int, move: dict) -> tuple[str, str, str]:
+    """The refusal of a move the rules must refuse (code, reason, message); the state is left as it was."""
     before = dump(state)
     with pytest.raises(GameError) as info:
         game.apply(state, seat, game.parse_move(move), random.Random(0))
     assert dump(state) == before, f"a refused {move} changed the state"
-    if seat in game.to_act(state) and move["type"] not in game.phases[game.phase(state)].moves:
-        assert info.value.reason == NOT_NOW, "one reason for a move the phase does not allow"
+    return info.value.code, info.value.reason, info.value.message
+
+
+def refused(game, state: dict, seat: int, move: dict) -> tuple[str, str, str]:
+    answer = refusal(game, state, seat, move)
+    if answer[0] != InvalidMove.code:  # a malformed move is refused before the rules look at the turn
+        if seat not in game.to_act(state):
+            assert answer[1] == "not_your_turn", "one reason for a move by a seat that owes no decision"
+        elif move["type"] not in game.phases[game.phase(state)].moves:
+            assert answer[1] == NOT_NOW, "one reason for a move the phase does not allow"
+    return answer
 
 
 def check_legal_and_apply_agree(game, hooks, state: dict, players: int, to_act: list[int], pool: list[dict],
-                                rng: random.Random) -> None:
+                                rng: random.Random) -> dict[int, list[tuple[dict, tuple]]]:
+    """Returns each seat's refused moves with their refusals (the hidden-information check replays them)."""
+    refusals: dict[int, list[tuple[dict, tuple]]] = {}
     for seat in range(players):
         legal = game.legal_moves(state, seat)
+        mine = refusals[seat] = []
         if seat not in to_act:
             assert legal == []
             for move in pool[-3:]:
-                refused(game, state, seat, move)
+                mine.append((move, refused(game, state, seat, move)))
             continue
         for template in legal if len(legal) <= 40 else rng.sample(legal, 40):
             for move in ends(template):
@@ -99,16 +116,25 @@ def check_legal_and_apply_agree(game, hooks, state: dict, players: int, to_act: 
         fuzz += hooks.fuzz(state, seat, rng) if hasattr(hooks, "fuzz") else []
         for move in fuzz:
             if not any(matches(move, t) for t in legal):
-                refused(game, state, seat, move)
+                mine.append((move, refused(game, state, seat, move)))
+    return refusals
 
 
 def check_hidden_information(game, hooks, state: dict, players: int, actor: int, move: dict,
-                             rng: random.Random, step: int) -> None:
+                             refusals: dict[int, list[tuple[dict, tuple]]], rng: random.Random,
+                             step: int) -> set[int]:
+    """Returns the seats from which the hook finds nothing hidden (it changes nothing for them)."""
+    open_to = set()
     for observer in [None, *range(players)]:
+        hidden = False
         for other, redact in hooks.scrambles(state, observer, actor, rng):
+            hidden = True
             assert dump(game.view(other, observer)) == dump(game.view(state, observer))
             if observer is not None:
                 assert game.legal_moves(other, observer) == game.legal_moves(state, observer)
+                for mine, answer in refusals[observer]:
+                    assert refusal(game, other, observer, mine) == answer, \
+                        f"the refusal of {mine} tells seat {observer} something it cannot see"
             if redact is None:
                 continue
             mine, theirs = ([e for e in game.apply(s, actor, move, random.Random(step)) if visible(e, observer)]
@@ -116,22 +142,24 @@ def check_hidden_information(game, hooks, state: dict, players: int, actor: int,
             mine, theirs = redact(mine), redact(theirs)
             if mine is not None:
                 assert mine == theirs
+        if observer is not None and not hidden:
+            open_to.add(observer)
+    return open_to
 
 
 def conforms(game, state: dict) -> None:
-    """The state has the keys and JSON types its game declares (service/games/shape.py); Picture Perfect's
-    declaration is still to come."""
-    shape = getattr(game, "shape", None)
-    if shape is not None:
-        shape.check(state)
+    """The state has the keys and JSON types its game declares (service/games/shape.py)."""
+    game.shape.check(state)
 
 
-def check_samples(game, state: dict, players: int, step: int) -> None:
+def check_samples(game, state: dict, players: int, step: int, open_to: set[int]) -> None:
     for seat in range(players):
         view = game.view(state, seat)
         sample = game.sample_state(view, seat, random.Random(step))
         conforms(game, sample)
         sample = json.loads(dump(sample))
+        if seat in open_to:
+            assert dump(sample) == dump(state), f"nothing is hidden from seat {seat}: its sample is the state"
         assert dump(game.view(sample, seat)) == dump(view)
         assert game.legal_moves(sample, seat) == game.legal_moves(state, seat)
         assert game.to_act(sample) == game.to_act(state)
@@ -178,9 +206,9 @@ def play(name: str, players: int, variant: dict, seed: int) -> None:
         del pool[:-200]
         move = concretize(choose.choice(legal), choose)
         if step % every == 0:
-            check_legal_and_apply_agree(game, hooks, state, players, to_act, pool, choose)
-            check_hidden_information(game, hooks, state, players, seat, move, choose, step)
-            check_samples(game, state, players, step)
+            refusals = check_legal_and_apply_agree(game, hooks, state, players, to_act, pool, choose)
+            open_to = check_hidden_information(game, hooks, state, players, seat, move, refusals, choose, step)
+            check_samples(game, state, players, step, open_to)
             check_bots(game, state, seat, step, searched(step // every + 1))
         events = game.apply(state, seat, game.parse_move(move), match_rng(seed, step + 1))
         for e in events:

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from service.games.base import IllegalMove, InvalidMove, concretize, matches
+from service.games.base import IllegalMove, InvalidMove, concretize
 from service.games.dice_party import (
     GAME,
     KINDS,
@@ -19,7 +19,6 @@ from service.games.dice_party import (
     PARTY_PEOPLE,
     SET_SIZE,
     VIPS,
-    DicePartyState,
     escalates,
     millionaire,
 )
@@ -426,15 +425,6 @@ def test_turns_pass_clockwise_skipping_escalated():
     assert seats_of(events, "rolled") == [0, 2] and s["turn"] == 2
 
 
-def test_not_your_turn_and_wrong_step():
-    """design.md, the game contract: a seat not to act is refused (not_your_turn) and nothing changes."""
-    s = table([party(), party(2, 2)])
-    begin(s, 0, pp=[6], vips=[5])
-    rejected(s, 1, {"type": "steal", "count": 1}, "not_your_turn")
-    rejected(s, 0, {"type": "grow", "option": "a"}, "not_now")
-    assert GAME.legal_moves(s, 1) == [] and GAME.to_act(s) == [0]
-
-
 # -- the full game: Der Partylöwe ---------------------------------------------------------------
 def test_full_game_third_escalation_puts_a_player_out():
     """dice_party.de.txt, Der Partylöwe: a player whose party escalates for the third time takes no part in further
@@ -583,7 +573,7 @@ def test_greedy_play_to_the_end(players, options):
 # -- public information ------------------------------------------------------------------------
 def test_view_is_the_same_for_every_seat_and_spectator():
     """dice_party.de.txt, Die Gäste: every party and supply lies open on the table, so every seat and a spectator see
-    the same view apart from 'you'; the state stores no future roll, so sample_state rebuilds it exactly."""
+    the same view apart from 'you' (and the state stores no future roll: the conformance suite samples it exactly)."""
     rng = random.Random(9)
     for players in (2, 4, 6):
         for options in GAME.variants:
@@ -596,15 +586,8 @@ def test_view_is_the_same_for_every_seat_and_spectator():
                 for seat in range(players):
                     v = GAME.view(state, seat)
                     assert v["you"] == seat and {**v, "you": None} == spectator
-                    if seat not in GAME.to_act(state):
-                        assert GAME.legal_moves(state, seat) == []
-                    assert GAME.sample_state(v, seat, random.Random(0)) == state
-                # the view is the state plus what a UI derives from it: no seed, no roll to come
-                assert set(spectator) - DicePartyState.__required_keys__ <= {"you", "to_act", "standings", "growth"}
-                assert set(state) == DicePartyState.__required_keys__
                 seat = GAME.to_act(state)[0]
                 GAME.apply(state, seat, concretize(rng.choice(GAME.legal_moves(state, seat)), rng), rng)
-            assert json.dumps(GAME.view(state, 0))  # plain JSON
 
 
 # -- the bots ------------------------------------------------------------------------------------
@@ -626,7 +609,6 @@ def play_bots(players: int, greedy_seat: int, seed: int) -> list[int]:
         view, moves = GAME.view(state, seat), GAME.legal_moves(state, seat)
         bot = greedy if seat == greedy_seat else random_bot
         move = bot(view, moves, seat, rng)
-        assert any(matches(move, t) for t in moves)
         GAME.apply(state, seat, GAME.parse_move(move), rng)
     return GAME.final_result(state).winners
 

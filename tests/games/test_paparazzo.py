@@ -13,7 +13,7 @@ from functools import partial
 
 import pytest
 
-from service.games.base import InvalidOptions, matches
+from service.games.base import InvalidOptions
 from service.games.paparazzo import BANK_FLOAT, CELEBRITIES, GAME, face_up_counts
 from tests.games.helpers import act as _act
 from tests.games.helpers import rejects as _rejects
@@ -704,34 +704,11 @@ def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random)
     yield other, redact
 
 
-def test_spectator_sees_nothing_hidden():
-    """paparazzo.txt, Game Preparation: hands and money are hidden; the set-aside cards are not needed."""
-    state = GAME.setup(4, GAME.load_options(4, {}), random.Random(4))
-    view = GAME.view(state, None)
-    assert view["hand"] is None and view["seen"] is None and view["shown"] is None
-    assert view["cash"] == [None] * 4 and "deck" not in view and "hands" not in view and "bank" not in view
-    assert view["hand_sizes"] == [5] * 4 and view["deck_size"] == len(state["deck"])
-    text = json.dumps(view)
-    other = scramble(state, None, set(), random.Random(9))
-    assert json.dumps(GAME.view(other, None)) == text
-
-
-def test_error_messages_reveal_nothing():
-    """design.md, hidden information: error texts never reveal another seat's cards or cash."""
-    state = build(4, hands=["AB", "B", "C", "D"], market=["G", "D", "E"], mediator=0, cash=[15_000, 1_000, 0, 7_000])
-    act(state, 0, {"type": "select", "slot": 0})
-    act(state, 1, {"type": "offer", "amount": 9_000})
-    act(state, 2, {"type": "pass"})
-    act(state, 3, {"type": "pass"})
-    act(state, 0, {"type": "decline"})
-    err = rejects(state, 1, {"type": "buy"})
-    assert "1,000" not in err.message and "7,000" not in err.message
-
-
 # -- bots -----------------------------------------------------------------------------------------
 
-def test_greedy_moves_are_legal_and_never_risk_the_penalty():
-    """Issue: the greedy bot never makes an offer it could be forced to pay without the cash."""
+def test_greedy_never_risks_the_penalty():
+    """Issue: the greedy bot never makes an offer it could be forced to pay without the cash (its moves
+    are legal: the conformance suite)."""
     for players in (3, 4, 5):
         rng = random.Random(players)
         state = GAME.setup(players, GAME.load_options(players, {}), rng)
@@ -739,7 +716,6 @@ def test_greedy_moves_are_legal_and_never_risk_the_penalty():
             seat = rng.choice(GAME.to_act(state))
             legal = GAME.legal_moves(state, seat)
             move = greedy(GAME.view(state, seat), legal, seat, rng)
-            assert any(matches(move, t) for t in legal)
             if move["type"] == "offer":
                 assert move["amount"] <= state["cash"][seat]
             GAME.apply(state, seat, move, rng)

@@ -6,6 +6,8 @@ published; it lives in this one table so it can be corrected in one place.
 
 from __future__ import annotations
 
+from typing import Literal
+
 # -- the floor mat (RULINGS.md: 4 x 4, row 1 nearest the camera, table on row 2 cols 2-3) ----
 ROWS = 4
 COLS = 4
@@ -68,6 +70,8 @@ GUEST_NAME = {g[0]: g[1] for g in GUEST_TABLE}
 GENDER = tuple(g[2] for g in GUEST_TABLE)
 HEIGHT = tuple(g[3] for g in GUEST_TABLE)
 NO_FACE = frozenset({GUEST_INDEX["potted_palm"]})  # RULINGS.md: the Potted Palm has no face
+#: a guest's id, as the state's declared types name it (shape.py checks states against them)
+Guest = Literal[GUESTS]
 
 # -- areas ("I want to stand in this area"; RULINGS.md) ---------------------------------------
 _ALL = [s for s in GUEST_SQUARES]
@@ -141,6 +145,9 @@ ROUNDS = 6
 # -- exchange cards -----------------------------------------------------------------------
 NORMAL = ("dance", "gifts", "revelations", "rumors", "partner", "theft")
 AUCTION = ("single", "secret", "unfair_secret", "shared", "fixed_price", "open")
+#: an exchange card's name, and an auction card's, as the state's declared types name them
+ExchangeCard = Literal[NORMAL + AUCTION]
+AuctionCard = Literal[AUCTION]
 EXCHANGE_TITLE = {
     "dance": "Dance", "gifts": "Gifts", "revelations": "Revelations", "rumors": "Rumors",
     "partner": "Choose Your Partner", "theft": "Theft", "single": "Single Round Auction",

@@ -8,7 +8,9 @@ redraws what that seat does not see (``sample``).  rules.py runs the round flow 
 calls ``begin``, and a unit hands the round back by calling ``end`` (step 4) once the card is done.
 
 Every card's ``pending`` dict (the stored state) has ``kind`` and ``waiting``, the seats to act, and
-the card's own keys described in its unit.  "Each player" cards (Dance, Gifts, Rumors, Theft) run once
+the card's own keys described in its unit and typed by the ``...Pending`` TypedDict before it (rules.py
+declares the state's shape; its ``pending`` shows through the units' ``view``, a sample deals it through
+their ``sample``).  "Each player" cards (Dance, Gifts, Rumors, Theft) run once
 per round; only auction cards give every player a turn as the active player (book: Auctions).
 Choices made by all at once are sealed: the table learns that a seat chose, only the seat what.
 """
@@ -17,10 +19,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, NotRequired, TypedDict
 
 from ..base import Phase, State, event, span
-from .data import EXCHANGE_TITLE, GUEST_INDEX, GUESTS
+from .data import EXCHANGE_TITLE, GUEST_INDEX, GUESTS, AuctionCard, Guest
 from .table import MIDDLE, contents, held, illegal, look, middle, openable, others_from, vip_count
 
 #: round flow step 4 (rules.py): discard the card, end the round
@@ -80,6 +82,12 @@ class Exchange:
 
 
 # -- the normal exchange cards ------------------------------------------------------------------------
+class DancePending(TypedDict):
+    kind: Literal["dance"]
+    waiting: list[int]
+    keep: list[Guest | None]
+
+
 class Dance(Exchange):
     """Book, EXCHANGES, DANCE: each player puts all of their envelopes but one (of their choice) in the
     middle; the middle is shuffled and each is dealt back as many as they put in.
@@ -141,6 +149,17 @@ class Dance(Exchange):
         for s in self.chosen(state, pv, seat):
             h = held(state, s)
             p["keep"][s] = rng.choice(h) if h else None
+
+
+class Gift(TypedDict):
+    guest: Guest
+    to: int
+
+
+class GiftsPending(TypedDict):
+    kind: Literal["gifts"]
+    waiting: list[int]
+    gifts: list[list[Gift]]
 
 
 class Gifts(Exchange):
@@ -245,6 +264,12 @@ class Revelations(Exchange):
         return events + self.end(state, rng)
 
 
+class RumorsPending(TypedDict):
+    kind: Literal["rumors"]
+    waiting: list[int]
+    peek: list[Guest | None]
+
+
 class Rumors(Exchange):
     """Book, EXCHANGES, RUMORS: each player may look into any one envelope (in the middle or of another
     player) and gives it back; several may choose the same one.
@@ -290,6 +315,16 @@ class Rumors(Exchange):
         for s in self.chosen(state, pv, seat):
             options = [g for g in GUESTS if state["holder"][g] != s] + [None]
             p["peek"][s] = rng.choice(options)
+
+
+class PartnerPending(TypedDict):
+    kind: Literal["partner"]
+    waiting: list[int]
+    order: list[int]
+    seat: int | None
+    count: int
+    taken: list[Guest]
+    returned: list[Guest]
 
 
 class ChooseYourPartner(Exchange):
@@ -387,6 +422,12 @@ class ChooseYourPartner(Exchange):
         p.update({k: pv[k] for k in self.SHOWN})
 
 
+class TheftPending(TypedDict):
+    kind: Literal["theft"]
+    waiting: list[int]
+    steal: list[Guest | None]
+
+
 class Theft(Exchange):
     """Book, EXCHANGES, THEFT: each player takes one envelope of their choice from the player on their
     left, all at once (so not one the neighbour just took).
@@ -445,6 +486,28 @@ class Theft(Exchange):
 OFFER = Phase({"offer": "offer"}, "You are the active player: choose the envelope to auction.")
 RAISE_OR_PASS = Phase({"bid": "bid", "pass": "pass_"}, "Auction: bid more than the highest bid, or pass.")
 SEALED_BID = Phase({"bid": "bid"}, "Secret auction: bid any number of your decorations (0 is allowed).")
+
+
+class AuctionPending(TypedDict):
+    kind: Literal["auction"]
+    card: AuctionCard
+    waiting: list[int]
+    queue: list[int]
+    active: int | None
+    step: Literal["offer", "bid", "deposit", "settle"]
+    guest: Guest | None
+    price: int | None
+    high: int
+    high_bidder: int | None
+    passed: list[int]
+    order: list[int]
+    bids: list[int | None]
+    floor: list[int]
+    bidders: list[int]
+    tie: bool
+    answers: list[bool | None]
+    next: int | None
+    deposits: NotRequired[list[Guest | None]]  # the Shared auction's
 
 
 class Auction(Exchange):
@@ -956,6 +1019,9 @@ class OpenAuction(Auction):
                         if o != p["high_bidder"] and o not in p["passed"] and dec[o] > p["high"]]
         return [] if p["waiting"] else self.settle(state, rng)
 
+
+#: ``pending`` while an exchange card is under way (Revelations waits for nobody)
+ExchangePending = DancePending | GiftsPending | RumorsPending | PartnerPending | TheftPending | AuctionPending
 
 #: every exchange card's unit, normal cards then auction cards (data.py: NORMAL, AUCTION)
 EXCHANGES: tuple[type[Exchange], ...] = (

@@ -11,7 +11,9 @@ envelope's three preference cards never move (book: Envelopes); ``vip_at[seat]``
 envelope holding that seat's VIP card.  ``known[seat][guest]`` is the number of VIP cards the
 seat saw at its last look into that envelope: a seat's memory, and all it may be shown.
 ``card`` is the exchange card under way, ``pending`` the decision it (or the look or the
-placement) waits for.
+placement) waits for.  ``PicturePerfectState`` types every key and ``SHAPE`` declares how the seats
+see it; ``present`` adds what a view derives for display, ``deal`` redraws in a sample what the seat
+cannot see.
 
 Decisions the books leave open (RULINGS.md settles the rest; each exchange card's own are in its
 unit's docstring):
@@ -39,11 +41,12 @@ unit's docstring):
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from marshmallow import Schema, fields, validate
 
 from ..base import BaseOptions, Game, Outcome, Phase, State, event, safe_default
+from ..shape import Custom, Hidden, Public, Shape
 from .data import (
     AUCTION,
     AUCTION_AUCTION_CARDS,
@@ -69,10 +72,12 @@ from .data import (
     SUPPLY_2P_AUCTION,
     TABLE_COLUMNS,
     TABLE_SQUARES,
+    ExchangeCard,
+    Guest,
     row_col,
     square,
 )
-from .exchanges import EXCHANGES, Exchange
+from .exchanges import EXCHANGES, Exchange, ExchangePending
 from .photo import score_photo
 from .table import MIDDLE, contents, held, illegal, look, middle, openable, others_from, vip_count
 
@@ -223,6 +228,163 @@ def deal_envelopes(players: int, rng: random.Random) -> tuple[dict[str, list[int
     return cards, holder
 
 
+# -- the state and how the seats see it --------------------------------------------------------------
+class Placement(TypedDict):
+    guests: dict[Guest, list[int]]  # each guest placed: [row, col]
+    decor: list[int]  # the decorated table columns
+    done: bool
+
+
+class StepPending(TypedDict):
+    """``pending`` outside the exchange cards: step 1, the final placement, the end (``none``: between
+    the end of an exchange and the next step)."""
+
+    kind: Literal["look", "placement", "over", "none"]
+    waiting: list[int]
+
+
+class PicturePerfectState(TypedDict):
+    players: int
+    auctions: bool  # the auction variant
+    round: int
+    first: int  # the first round's starting player
+    starter: int  # this round's starting player
+    deck: list[ExchangeCard]  # the exchange cards to come, the next last
+    card: ExchangeCard | None  # the exchange card under way
+    used: list[ExchangeCard]  # the exchange cards done, in order
+    cards: dict[Guest, list[int]]  # each envelope's preference cards (ids into CARD_INFO), sorted
+    holder: dict[Guest, int]  # the seat holding each envelope (MIDDLE: the middle)
+    fresh: list[Guest]  # the envelopes won in this round's auctions
+    vip_at: list[Guest | None]  # per seat, the envelope holding its VIP card
+    known: list[dict[Guest, int]]  # per seat, the VIP cards it saw at its last look into each envelope
+    revealed: dict[Guest, int]  # the envelopes opened for all (Revelations), with their VIP cards then
+    decorations: list[int]
+    supply: int  # the supply's decorations (2 players, auction variant)
+    phase: Literal["look", "exchange", "placement", "over"]
+    pending: StepPending | ExchangePending  # the decision under way (an exchange card's: its unit's)
+    placements: list[Placement]  # per seat, its final placement so far
+
+
+def _show_envelopes(view: dict, state: PicturePerfectState, seat: int | None) -> None:
+    """An envelope's cards show in ``known`` to the seats that looked into it, in ``revealed`` to all, and
+    every envelope with its VIP cards at the end."""
+    if state["phase"] == "over":
+        view["envelopes"] = [contents(state, g) for g in GUESTS]
+
+
+def _show_held(view: dict, state: PicturePerfectState, seat: int | None) -> None:
+    view["held"] = [held(state, s) for s in range(state["players"])]
+
+
+def _read_holder(view: dict, seat: int) -> dict[str, int]:
+    holder = {g: MIDDLE for g in GUESTS}
+    for s, gs in enumerate(view["held"]):
+        for g in gs:
+            holder[g] = s
+    return holder
+
+
+def _show_vip(view: dict, state: PicturePerfectState, seat: int | None) -> None:
+    """A seat sees where its own VIP card is; everyone sees every seat's at the end."""
+    if seat is not None:
+        view["vip"] = state["vip_at"][seat]
+    if state["phase"] == "over":
+        view["vip_at"] = list(state["vip_at"])
+
+
+def _read_vip(view: dict, seat: int) -> list[str | None]:
+    """The seat's own VIP card (all at the end); ``deal`` places the others'."""
+    if "vip_at" in view:
+        return list(view["vip_at"])
+    vip_at: list[str | None] = [None] * view["players"]
+    vip_at[seat] = view["vip"]
+    return vip_at
+
+
+def _show_known(view: dict, state: PicturePerfectState, seat: int | None) -> None:
+    """A seat's memory: each envelope it looked into, its cards and the VIP cards it saw; all at the end."""
+    if seat is not None:
+        cards = state["cards"]
+        view["known"] = {g: {"cards": [CARD_INFO[c] for c in cards[g]], "vips": k}
+                         for g, k in sorted(state["known"][seat].items(), key=lambda kv: GUEST_INDEX[kv[0]])}
+    if state["phase"] == "over":
+        view["known_by"] = [dict(k) for k in state["known"]]
+
+
+def _read_known(view: dict, seat: int) -> list[dict[str, int]]:
+    """The seat's memory; the others' are taken as what everyone saw (the revealed envelopes)."""
+    if "known_by" in view:
+        return [dict(k) for k in view["known_by"]]
+    known = [{g: k["vips"] for g, k in view["revealed"].items()} for _ in range(view["players"])]
+    known[seat] = {g: info["vips"] for g, info in view["known"].items()}
+    return known
+
+
+def _show_revealed(view: dict, state: PicturePerfectState, seat: int | None) -> None:
+    cards = state["cards"]
+    view["revealed"] = {g: {"cards": [CARD_INFO[c] for c in cards[g]], "vips": k} for g, k in state["revealed"].items()}
+
+
+def _show_pending(view: dict, state: PicturePerfectState, seat: int | None) -> None:
+    """Who is to act, and the exchange card's part as the seat may see it (its unit's ``view``)."""
+    p = state["pending"]
+    out: dict[str, Any] = {"kind": p["kind"], "waiting": list(p["waiting"])}
+    card = state["card"]
+    if card is not None:
+        out.update(GAME.exchanges[card].view(state, seat))
+    view["pending"] = out
+
+
+def _show_placements(view: dict, state: PicturePerfectState, seat: int | None) -> None:
+    """Everyone sees who is done placing; a seat its own placement; everyone every photo at the end."""
+    placements = state["placements"]
+    view["placement_done"] = [p["done"] for p in placements]
+    if seat is not None:
+        pl = placements[seat]
+        view["placement"] = {"guests": dict(pl["guests"]), "decor": list(pl["decor"]), "done": pl["done"]}
+    if state["phase"] == "over":
+        view["placements"] = [{"guests": dict(p["guests"]), "decor": list(p["decor"])} for p in placements]
+
+
+def _read_placements(view: dict, seat: int) -> list[Placement]:
+    """The seat's placement (all at the end); the others' are taken as nothing placed yet."""
+    placements: list[Placement] = [{"guests": {}, "decor": [], "done": done} for done in view["placement_done"]]
+    if "placements" in view:
+        for s, p in enumerate(view["placements"]):
+            placements[s].update(guests=dict(p["guests"]), decor=list(p["decor"]))
+    elif "placement" in view:
+        pl = view["placement"]
+        placements[seat] = {"guests": dict(pl["guests"]), "decor": list(pl["decor"]), "done": pl["done"]}
+    return placements
+
+
+#: hidden: the envelopes' cards a seat has not looked into, the other seats' VIP cards, memories and
+#: placements, the exchange cards to come, and others' sealed choices (each card's unit says which); the
+#: envelopes' cards show joined with the VIP cards seen (``known``, ``revealed``), hence the Customs
+SHAPE = Shape(
+    PicturePerfectState,
+    players=Public(),
+    auctions=Public(),
+    round=Public(),
+    first=Public(),
+    starter=Public(),
+    deck=Hidden(count="exchange_cards_left"),
+    card=Public("exchange"),
+    used=Public("past_exchanges", show=list, read=list),
+    cards=Custom(_show_envelopes),
+    holder=Custom(_show_held, _read_holder),
+    fresh=Public(show=list, read=list),
+    vip_at=Custom(_show_vip, _read_vip),
+    known=Custom(_show_known, _read_known),
+    revealed=Custom(_show_revealed, lambda view, seat: {g: k["vips"] for g, k in view["revealed"].items()}),
+    decorations=Public(show=list, read=list),
+    supply=Public(),
+    phase=Public(),
+    pending=Custom(_show_pending),
+    placements=Custom(_show_placements, _read_placements),
+)
+
+
 class PicturePerfect(Game):
     name = "picture_perfect"
     title = "Picture Perfect"
@@ -231,6 +393,7 @@ class PicturePerfect(Game):
     Options = Options
     moves = MOVES
     variants = ({}, {"auctions": True})
+    shape = SHAPE
 
     def __init__(self) -> None:
         #: each exchange card's unit (exchanges.py) by card; a unit hands the round back by ``_end_exchange``
@@ -504,71 +667,26 @@ class PicturePerfect(Game):
         return photo_svg(state, seat)
 
     # -- what a seat sees --------------------------------------------------------------------------
-    def _pending_view(self, state: State, seat: int | None) -> dict:
-        p = state["pending"]
-        out: dict[str, Any] = {"kind": p["kind"], "waiting": list(p["waiting"])}
-        unit = self._exchange(state)
-        if unit is not None:
-            out.update(unit.view(state, seat))
-        return out
+    def present(self, view: dict, state: State, seat: int | None) -> None:
+        """Whose decision, the rounds, the exchange card's title, the middle, the guests and the mat, and
+        the result at the end."""
+        card = state["card"]
+        view["rounds"] = ROUNDS
+        view["to_act"] = self.to_act(state)
+        view["exchange_title"] = EXCHANGE_TITLE.get(card) if card else None
+        view["middle"] = middle(state)
+        view["guests"] = GUEST_LIST
+        view["mat"] = MAT
+        if state["phase"] == "over":
+            view["result"] = self.final_result(state).as_dict()
 
-    def view(self, state: State, seat: int | None) -> dict:
+    def deal(self, state: State, view: dict, seat: int, rng: random.Random) -> None:
+        """Unseen envelopes refilled from the unseen cards, other seats' VIP cards put where the seat saw
+        VIP cards it cannot account for, the exchange cards to come drawn, and other seats' sealed choices
+        drawn at random among legal ones (the card's unit)."""
         n = state["players"]
-        over = state["phase"] == "over"
-        v: dict[str, Any] = {
-            "you": seat,
-            "players": n,
-            "auctions": state["auctions"],
-            "round": state["round"],
-            "rounds": ROUNDS,
-            "first": state["first"],
-            "starter": state["starter"],
-            "phase": state["phase"],
-            "to_act": self.to_act(state),
-            "exchange": state["card"],
-            "exchange_title": EXCHANGE_TITLE.get(state["card"]) if state["card"] else None,
-            "exchange_cards_left": len(state["deck"]),
-            "past_exchanges": list(state["used"]),
-            "held": [held(state, s) for s in range(n)],
-            "middle": middle(state),
-            "fresh": list(state["fresh"]),
-            "decorations": list(state["decorations"]),
-            "supply": state["supply"],
-            "pending": self._pending_view(state, seat),
-            "placement_done": [p["done"] for p in state["placements"]],
-            "revealed": {g: {"cards": [CARD_INFO[c] for c in state["cards"][g]], "vips": k}
-                         for g, k in state["revealed"].items()},
-            "guests": GUEST_LIST,
-            "mat": MAT,
-        }
-        if seat is not None:
-            v["known"] = {g: {"cards": [CARD_INFO[c] for c in state["cards"][g]], "vips": k}
-                          for g, k in sorted(state["known"][seat].items(), key=lambda kv: GUEST_INDEX[kv[0]])}
-            v["vip"] = state["vip_at"][seat]
-            pl = state["placements"][seat]
-            v["placement"] = {"guests": dict(pl["guests"]), "decor": list(pl["decor"]), "done": pl["done"]}
-        if over:
-            v["envelopes"] = [contents(state, g) for g in GUESTS]
-            v["vip_at"] = list(state["vip_at"])
-            v["placements"] = [{"guests": dict(p["guests"]), "decor": list(p["decor"])} for p in state["placements"]]
-            v["result"] = self.final_result(state).as_dict()
-            v["known_by"] = [dict(k) for k in state["known"]]
-        return v
-
-    # -- sampling for search bots -----------------------------------------------------------------
-    def sample_state(self, view: dict, seat: int, rng: random.Random) -> State:
-        """A full state consistent with the seat's view: unseen envelopes refilled from unseen cards,
-        other seats' sealed choices and unseen VIP cards re-drawn."""
-        n = view["players"]
-        over = view["phase"] == "over"
-        holder = {g: MIDDLE for g in GUESTS}
-        for s, gs in enumerate(view["held"]):
-            for g in gs:
-                holder[g] = s
-        if over:
-            cards = {e["guest"]: [c["id"] for c in e["cards"]] for e in view["envelopes"]}
-            vip_at = list(view["vip_at"])
-            known = [dict(k) for k in view["known_by"]]
+        if state["phase"] == "over":
+            state["cards"] = {e["guest"]: [c["id"] for c in e["cards"]] for e in view["envelopes"]}
         else:
             seen = {g: [c["id"] for c in info["cards"]] for g, info in view["known"].items()}
             pool = [c for c in range(DECK_SIZE) if c not in {x for cs in seen.values() for x in cs}]
@@ -580,8 +698,8 @@ class PicturePerfect(Game):
                 else:
                     cards[g] = sorted(pool[:CARDS_PER_ENVELOPE])
                     del pool[:CARDS_PER_ENVELOPE]
-            vip_at = [None] * n
-            vip_at[seat] = view["vip"]
+            state["cards"] = cards
+            vip_at = state["vip_at"]
             free = [s for s in range(n) if s != seat]
             rng.shuffle(free)
             for g, info in view["known"].items():
@@ -589,12 +707,9 @@ class PicturePerfect(Game):
                 while extra > 0 and free:
                     vip_at[free.pop()] = g
                     extra -= 1
-            known = [{g: k["vips"] for g, k in view["revealed"].items()} for _ in range(n)]
-            known[seat] = {g: info["vips"] for g, info in view["known"].items()}
-        card = view["exchange"]
-        used = list(view["past_exchanges"])
-        spent = used + ([card] if card else [])
-        if view["auctions"]:
+        card = state["card"]
+        spent = state["used"] + ([card] if card else [])
+        if state["auctions"]:
             normal_left = AUCTION_NORMAL_CARDS - sum(1 for c in spent if c in NORMAL)
             auction_left = AUCTION_AUCTION_CARDS - sum(1 for c in spent if c in AUCTION)
             deck = (rng.sample([c for c in NORMAL if c not in spent], normal_left)
@@ -602,31 +717,13 @@ class PicturePerfect(Game):
         else:
             deck = [c for c in NORMAL if c not in spent]
         rng.shuffle(deck)
-        placements = [{"guests": {}, "decor": [], "done": done} for done in view["placement_done"]]
-        if over:
-            for s, p in enumerate(view["placements"]):
-                placements[s].update(guests=dict(p["guests"]), decor=list(p["decor"]))
-        elif "placement" in view:
-            placements[seat] = {"guests": dict(view["placement"]["guests"]), "decor": list(view["placement"]["decor"]),
-                                "done": view["placement"]["done"]}
-        state: State = {
-            "players": n, "auctions": view["auctions"], "round": view["round"], "first": view["first"],
-            "starter": view["starter"], "deck": deck, "card": card, "used": used, "cards": cards,
-            "holder": holder, "fresh": list(view["fresh"]), "vip_at": vip_at, "known": known,
-            "revealed": {g: k["vips"] for g, k in view["revealed"].items()},
-            "decorations": list(view["decorations"]), "supply": view["supply"], "phase": view["phase"],
-            "pending": {}, "placements": placements,
-        }
-        state["pending"] = self._sample_pending(state, view["pending"], seat, rng)
-        return state
-
-    def _sample_pending(self, state: State, pv: dict, seat: int, rng: random.Random) -> dict:
-        """The pending decision with other seats' sealed choices drawn at random among legal ones."""
-        p: dict[str, Any] = {"kind": pv["kind"], "waiting": list(pv["waiting"])}
+        state["deck"] = deck
+        pv = view["pending"]
+        p = state["pending"] = {"kind": pv["kind"], "waiting": list(pv["waiting"])}
         unit = self._exchange(state)
         if unit is not None:
             unit.sample(state, p, pv, seat, rng)
-        return p
+        state["pending"] = p
 
 
 GAME = PicturePerfect()
