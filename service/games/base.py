@@ -8,6 +8,7 @@ small value objects and precise errors.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -199,17 +200,22 @@ class Game:
         The match being over, a seat that owes no decision and a move type the phase does not
         allow are refused here, once for every game; the phase's method checks the rest.
         """
-        if self.is_over(state):
-            raise IllegalMove("The match is over.", "match_over")
-        if seat not in self.to_act(state):
+        if seat not in self.to_act(state):  # nobody is to act once the match is over (the conformance suite)
+            if self.is_over(state):
+                raise IllegalMove("The match is over.", "match_over")
             raise IllegalMove("It is not your turn.", "not_your_turn")
-        phase = self.phases[self.phase(state)]
-        method = phase.moves.get(move["type"])
+        name = self.phase(state)
+        method = self._dispatch[name].get(move["type"])
         if method is None:
-            raise IllegalMove(f"Not now: {phase.hint}", NOT_NOW)
-        if isinstance(method, str):
-            method = getattr(self, method)
+            raise IllegalMove(f"Not now: {self.phases[name].hint}", NOT_NOW)
         return method(state, seat, move, rng)
+
+    @functools.cached_property
+    def _dispatch(self) -> dict[str, dict[str, Callable[[State, Seat, Move, random.Random], list[dict]]]]:
+        """Each phase's moves with their methods bound, resolved once rather than on every move."""
+        return {name: {kind: getattr(self, method) if isinstance(method, str) else method
+                       for kind, method in phase.moves.items()}
+                for name, phase in self.phases.items()}
 
     def view(self, state: State, seat: Seat | None) -> dict:
         """What ``seat`` (None: a spectator) may see: the declared shape's view and what ``present`` adds."""
