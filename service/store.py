@@ -313,7 +313,13 @@ class Store:
                                              client=self.redis))
 
     def renew_stream(self, match_id: str, seat: int, stream_id: str, lease: float) -> None:
-        self.redis.zadd(streams_key(match_id, seat), {stream_id: time.time() + lease}, xx=True)
+        """Extend the stream's lease, and the key's life with it (else a stream held longer than one lease
+        would stop counting against its token's limit when the key expired)."""
+        key = streams_key(match_id, seat)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.zadd(key, {stream_id: time.time() + lease}, xx=True)
+        pipe.expire(key, int(lease) + 1)
+        pipe.execute()
 
     def close_stream(self, match_id: str, seat: int, stream_id: str) -> None:
         self.redis.zrem(streams_key(match_id, seat), stream_id)

@@ -446,3 +446,17 @@ def _beats_and_log(srv: Server) -> tuple[list[float], bytes]:
 
     beats = run_async(crowd())
     return beats, open(srv.log.name, "rb").read()
+
+
+def test_a_stream_held_longer_than_its_first_lease_still_counts_against_the_limit(app):
+    """Each heartbeat renews a stream's lease and the life of its seat's key: a stream open for hours
+    keeps its place (the key used to expire one lease after the first stream opened)."""
+    store = app.extensions["referee"].store
+    mid = f"lease{time.monotonic_ns()}"
+    assert store.open_stream(mid, 0, "a", limit=1, lease=1.0)
+    for _ in range(6):  # 2.4 s: past the key's first life (lease + 1 s)
+        time.sleep(0.4)
+        store.renew_stream(mid, 0, "a", lease=1.0)
+    assert not store.open_stream(mid, 0, "b", limit=1, lease=1.0), "the held stream still counts"
+    store.close_stream(mid, 0, "a")
+    assert store.open_stream(mid, 0, "b", limit=1, lease=1.0)
