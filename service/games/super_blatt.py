@@ -137,7 +137,7 @@ class StealMove(Schema):
 
 
 def count(hand: list[int], category: str) -> int:
-    return sum(1 for c in hand if CATEGORY_OF[c] == category)
+    return [CATEGORY_OF[c] for c in hand].count(category)
 
 
 def place_category(counts: list[int], points: tuple[int, int]) -> list[int]:
