@@ -20,6 +20,7 @@ from service.games.picture_perfect import GAME, photo_svg
 from service.games.picture_perfect.data import CARDS, GUESTS
 from service.games.picture_perfect.photo import Layout, score_photo
 from service.games.picture_perfect.rules import held, middle
+from service.games.picture_perfect.table import openable
 from tests.games.helpers import act as _act
 from tests.games.helpers import rejects as _rejects
 from tests.games.helpers import types
@@ -976,7 +977,9 @@ def redact(obj, hidden: set):
 def change_hidden(state: dict, seat: int | None, rng: random.Random, mover: int,
                   choices: bool = True) -> tuple[dict, set]:
     """Change only what ``seat`` cannot see: unseen envelope contents, other seats' VIP cards in unseen
-    envelopes, other seats' sealed choices and placements (not the mover's: its move must stay legal)."""
+    envelopes, other seats' sealed choices (Dance, Rumors, Gifts, Theft, the secret bids, the Shared
+    auction's deposits, the Fixed Price answers) and placements (not the mover's: its move must stay
+    legal)."""
     other = copy.deepcopy(state)
     n = state["players"]
     seen = state["revealed"] if seat is None else state["known"][seat]
@@ -999,6 +1002,16 @@ def change_hidden(state: dict, seat: int | None, rng: random.Random, mover: int,
         elif p["kind"] == "auction" and p["card"] in ("secret", "unfair_secret") and p["step"] == "bid" \
                 and o in p["bidders"]:
             p["bids"][o] = rng.randint(p["floor"][o], max(p["floor"][o], other["decorations"][o]))
+        elif p["kind"] == "gifts":  # GIFTS: what the others give is sealed until all have given
+            p["gifts"][o] = []
+            while options := GAME.exchanges["gifts"].legal(other, o):
+                p["gifts"][o].append({k: v for k, v in rng.choice(options).items() if k != "type"})
+        elif p["kind"] == "theft" and (victim := held(other, (o + 1) % n)):  # THEFT: all at once
+            p["steal"][o] = rng.choice(victim)
+        elif p["kind"] == "auction" and p["card"] == "shared" and p["step"] == "deposit":
+            p["deposits"][o] = rng.choice(openable(other, o) or [None])  # SHARED: the deposits are face down
+        elif p["kind"] == "auction" and p["card"] == "fixed_price" and p["step"] == "bid" and o != p["active"]:
+            p["answers"][o] = other["decorations"][o] >= p["price"] and rng.random() < 0.5  # FIXED PRICE
     if other["phase"] == "placement" and choices:
         for o in range(n):
             if o not in (seat, mover):
