@@ -36,6 +36,10 @@ class Exchange:
     #: each phase of the card (as ``phase`` names it) and the move types it allows, each with this unit's
     #: method that applies it (``method(state, seat, move, rng) -> events``)
     phases: ClassVar[dict[str, Phase]] = {}
+    #: a card whose choice is one sealed value per seat (Dance, Rumors, Theft): its key in ``pending``, where
+    #: a seat sees only its own; ``choices`` are the values a seat may choose (``begin`` makes a single one
+    #: for it, ``sample`` redraws the others')
+    sealed: ClassVar[str | None] = None
 
     def __init__(self, end: End) -> None:
         self.end = end
@@ -46,7 +50,23 @@ class Exchange:
                 for name, phase in self.phases.items()}
 
     def begin(self, state: State, rng: random.Random) -> list[dict]:
-        """Round flow step 3 starts: set ``pending``; choices that are forced are made here."""
+        """Round flow step 3 starts: set ``pending``; choices that are forced are made here.  A ``sealed``
+        card: every seat chooses one of its ``choices`` at once; a seat with only one has it made for it."""
+        if self.sealed is None:
+            raise NotImplementedError
+        chosen: list = [None] * state["players"]
+        waiting = []
+        for s in range(state["players"]):
+            options = self.choices(state, s)
+            if len(options) == 1:
+                chosen[s] = options[0]
+            elif options:
+                waiting.append(s)
+        state["pending"] = {"kind": self.card, "waiting": waiting, self.sealed: chosen}
+        return [] if waiting else self.resolve(state, rng)
+
+    def resolve(self, state: State, rng: random.Random) -> list[dict]:
+        """Every choice is in: carry the card out, then ``end`` the round."""
         raise NotImplementedError
 
     def phase(self, state: State) -> str:
@@ -59,11 +79,24 @@ class Exchange:
 
     def view(self, state: State, seat: int | None) -> dict:
         """The card's keys of ``pending`` as ``seat`` (None: a spectator) may see them."""
-        return {}
+        if self.sealed is None:
+            return {}
+        return {self.sealed: state["pending"][self.sealed][seat] if seat is not None else None}
 
     def sample(self, state: State, p: dict, pv: dict, seat: int, rng: random.Random) -> None:
         """Fill the card's keys into ``p`` from the seat's view ``pv``, other seats' sealed choices drawn
         at random among legal ones."""
+        if self.sealed is None:
+            return
+        chosen = p[self.sealed] = [None] * state["players"]
+        chosen[seat] = pv[self.sealed]
+        for s in self.chosen(state, pv, seat):
+            options = self.choices(state, s)
+            chosen[s] = rng.choice(options) if options else None
+
+    def choices(self, state: State, seat: int) -> list:
+        """The values of ``sealed`` that ``seat`` may have chosen."""
+        return []
 
     def seal(self, state: State, seat: int, key: str, choice: Any, told: str | None = None) -> tuple[list[dict], bool]:
         """Record a sealed choice in ``pending[key]`` (told to the seat as ``told``).  Returns the events and
@@ -96,20 +129,8 @@ class Dance(Exchange):
     envelope kept (None: none held)."""
 
     card = "dance"
+    sealed = "keep"
     phases = {"dance": Phase({"keep": "keep"}, "Dance: name the one envelope you keep.")}
-
-    def begin(self, state: State, rng: random.Random) -> list[dict]:
-        n = state["players"]
-        keep: list[str | None] = [None] * n
-        waiting = []
-        for s in range(n):
-            h = held(state, s)
-            if len(h) == 1:
-                keep[s] = h[0]
-            elif len(h) > 1:
-                waiting.append(s)
-        state["pending"] = {"kind": "dance", "waiting": waiting, "keep": keep}
-        return [] if waiting else self.resolve(state, rng)
 
     def legal(self, state: State, seat: int) -> list[dict]:
         return [{"type": "keep", "guest": g} for g in held(state, seat)]
@@ -140,15 +161,8 @@ class Dance(Exchange):
                                    "middle": middle(state)})]
         return events + self.end(state, rng)
 
-    def view(self, state: State, seat: int | None) -> dict:
-        return {"keep": state["pending"]["keep"][seat] if seat is not None else None}
-
-    def sample(self, state: State, p: dict, pv: dict, seat: int, rng: random.Random) -> None:
-        p["keep"] = [None] * state["players"]
-        p["keep"][seat] = pv["keep"]
-        for s in self.chosen(state, pv, seat):
-            h = held(state, s)
-            p["keep"][s] = rng.choice(h) if h else None
+    def choices(self, state: State, seat: int) -> list:
+        return held(state, seat)
 
 
 class Gift(TypedDict):
@@ -278,13 +292,9 @@ class Rumors(Exchange):
     its contents go to the looker alone.  ``pending["peek"][seat]``: the envelope (None: a pass)."""
 
     card = "rumors"
+    sealed = "peek"
     phases = {"rumors": Phase({"peek": "peek", "pass": "pass_"},
                               "Rumors: look into one envelope in the middle or of another player, or pass.")}
-
-    def begin(self, state: State, rng: random.Random) -> list[dict]:
-        n = state["players"]
-        state["pending"] = {"kind": "rumors", "waiting": list(range(n)), "peek": [None] * n}
-        return []
 
     def legal(self, state: State, seat: int) -> list[dict]:
         holder = state["holder"]
@@ -306,15 +316,8 @@ class Rumors(Exchange):
         events += [look(state, s, [g], "rumors") for s, g in enumerate(peeks) if g is not None]
         return events + self.end(state, rng)
 
-    def view(self, state: State, seat: int | None) -> dict:
-        return {"peek": state["pending"]["peek"][seat] if seat is not None else None}
-
-    def sample(self, state: State, p: dict, pv: dict, seat: int, rng: random.Random) -> None:
-        p["peek"] = [None] * state["players"]
-        p["peek"][seat] = pv["peek"]
-        for s in self.chosen(state, pv, seat):
-            options = [g for g in GUESTS if state["holder"][g] != s] + [None]
-            p["peek"][s] = rng.choice(options)
+    def choices(self, state: State, seat: int) -> list:
+        return [g for g in GUESTS if state["holder"][g] != seat] + [None]
 
 
 class PartnerPending(TypedDict):
@@ -436,20 +439,8 @@ class Theft(Exchange):
     (None: the left neighbour has none)."""
 
     card = "theft"
+    sealed = "steal"
     phases = {"theft": Phase({"steal": "steal"}, "Theft: take one envelope from the player on your left.")}
-
-    def begin(self, state: State, rng: random.Random) -> list[dict]:
-        n = state["players"]
-        steal: list[str | None] = [None] * n
-        waiting = []
-        for s in range(n):
-            victim = held(state, (s + 1) % n)
-            if len(victim) == 1:
-                steal[s] = victim[0]
-            elif victim:
-                waiting.append(s)
-        state["pending"] = {"kind": "theft", "waiting": waiting, "steal": steal}
-        return [] if waiting else self.resolve(state, rng)
 
     def legal(self, state: State, seat: int) -> list[dict]:
         return [{"type": "steal", "guest": g} for g in held(state, (seat + 1) % state["players"])]
@@ -470,16 +461,8 @@ class Theft(Exchange):
             state["holder"][t["guest"]] = t["to"]
         return [event("stolen", {"transfers": transfers})] + self.end(state, rng)
 
-    def view(self, state: State, seat: int | None) -> dict:
-        return {"steal": state["pending"]["steal"][seat] if seat is not None else None}
-
-    def sample(self, state: State, p: dict, pv: dict, seat: int, rng: random.Random) -> None:
-        n = state["players"]
-        p["steal"] = [None] * n
-        p["steal"][seat] = pv["steal"]
-        for s in self.chosen(state, pv, seat):
-            h = held(state, (s + 1) % n)
-            p["steal"][s] = rng.choice(h) if h else None
+    def choices(self, state: State, seat: int) -> list:
+        return held(state, (seat + 1) % state["players"])
 
 
 # -- the auction cards ----------------------------------------------------------------------------------
