@@ -131,7 +131,11 @@ class Stream:
 
 def moves_of(match: Match, seat: int) -> list:
     """The seat's legal moves: empty unless the match is active (and the game has the seat to act)."""
-    return GAMES[match.game].legal_moves(match.state, seat) if match.status == Status.ACTIVE else []
+    return seat_moves(match.game, match.status, match.state, seat)
+
+
+def seat_moves(game: str, status: Status, state: dict, seat: int) -> list:
+    return GAMES[game].legal_moves(state, seat) if status == Status.ACTIVE else []
 
 
 def page_of(match_id: str, found: tuple[list, list[dict]] | None, viewer: int | None, after: int,
@@ -144,13 +148,8 @@ def page_of(match_id: str, found: tuple[list, list[dict]] | None, viewer: int | 
     page = {"events": [public_event(e) for e in raw if visible(e, viewer)],
             "last_seq": raw[-1]["seq"] if raw else after, "more": len(raw) == limit,
             "version": version, "status": status}
-    if len(head) > 2:  # a seat's stream: its legal moves when it is to act
-        moves: list = []
-        if status == Status.ACTIVE:
-            game, state = GAMES[head[2].decode()], orjson.loads(head[3])
-            if viewer in game.to_act(state):
-                moves = game.legal_moves(state, viewer)
-        page["moves"] = moves
+    if len(head) > 2:  # a seat's stream: its legal moves (none unless it is to act)
+        page["moves"] = seat_moves(head[2].decode(), status, orjson.loads(head[3]), viewer)
     return page
 
 

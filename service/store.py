@@ -196,7 +196,10 @@ def page_call(match_id: str, after: int, count: int, state: bool = False) -> tup
 
 
 def decode_page(found: list | None) -> tuple[list, list[dict]] | None:
+    """The PAGE script's answer: (head as stored, the events decoded), None for an unknown match."""
     return None if found is None else (found[0], [orjson.loads(e) for e in found[1]])
+
+
 #: how often a commit re-decides on a fresh match after losing its compare-and-set, before answering busy
 COMMIT_RETRIES = 50
 

@@ -33,8 +33,8 @@ def catch_up(ref: Referee, stream: Stream, after: int) -> tuple[bytes, int, int,
     match is over); returns (frames, new after, the match's version, over)."""
     out: list[bytes] = []
     while True:  # one read per page; the viewer's legal moves come with the last one
-        page = ref.page(stream.match_id, stream.viewer, after, legal=stream.legal)
-        after = add_frames(out, stream, page)
+        page = ref.page(stream.match_id, stream.viewer, after, PAGE, stream.legal)
+        after = add_frames(out, page)
         if not page["more"]:
             return finish(out, stream, page, after)
 
@@ -43,15 +43,14 @@ async def catch_up_async(read: Callable[..., Awaitable], stream: Stream, after: 
     """``catch_up`` on an event loop: ``read`` runs ``Store.page``'s script without blocking the loop."""
     out: list[bytes] = []
     while True:
-        legal = stream.legal and stream.viewer is not None
-        found = decode_page(await read(*page_call(stream.match_id, after, PAGE, legal)))
+        found = decode_page(await read(*page_call(stream.match_id, after, PAGE, stream.legal)))
         page = page_of(stream.match_id, found, stream.viewer, after, PAGE)
-        after = add_frames(out, stream, page)
+        after = add_frames(out, page)
         if not page["more"]:
             return finish(out, stream, page, after)
 
 
-def add_frames(out: list[bytes], stream: Stream, page: dict) -> int:
+def add_frames(out: list[bytes], page: dict) -> int:
     out += [event_frame(e) for e in page["events"]]
     return page["last_seq"]
 
