@@ -161,7 +161,7 @@ def mover(url: str, game: str, players: int, deadline: float, seed: int, out: li
         to_act = answer["to_act"]
         if answer["legal_moves"]:
             follow_up = {"seat": seat, "version": answer["version"], "moves": answer["legal_moves"]}
-    out.append((lat, errors, finished))
+    out.append((lat, errors, finished, []))
 
 
 class EventStream(Conn):
@@ -231,13 +231,14 @@ def seat_player(url: str, mid: str, token: str, rng: random.Random, deadline: fl
                                            {"move": move, "expected_version": legal["version"]}, token=token)
                 table["lat"].append(time.perf_counter() - t0)
                 if status != 200:  # another seat of a simultaneous decision came first: wait for the next frame
-                    table["errors"] += status != 409
+                    if status != 409:
+                        table["errors"].append(status)
                     break
                 table["posted"][answer["version"]] = time.perf_counter()
                 legal = answer["legal_moves"] and {"version": answer["version"], "moves": answer["legal_moves"]}
-    except (OSError, ConnectionError):
+    except (OSError, ConnectionError) as exc:
         if time.monotonic() < deadline:
-            table["errors"] += 1
+            table["errors"].append(exc)
     finally:
         stream.close()
 
@@ -247,7 +248,7 @@ def streamed(url: str, game: str, players: int, deadline: float, seed: int, out:
     """One table whose seats learn of their turns from their event streams, a thread per seat."""
     rng = random.Random(seed)
     conn = Conn(url)
-    table: dict = {"lat": [], "notice": [], "posted": {}, "errors": 0}
+    table: dict = {"lat": [], "notice": [], "posted": {}, "errors": []}  # lists: its seats' threads append
     finished = 0
     while time.monotonic() < deadline:
         mid, tokens, _ = new_match(conn, game, players, rng.randrange(1 << 30), clock)
@@ -259,7 +260,7 @@ def streamed(url: str, game: str, players: int, deadline: float, seed: int, out:
         for t in seats:
             t.join()
         finished += time.monotonic() < deadline
-    out.append((table["lat"], table["errors"], finished, table["notice"]))
+    out.append((table["lat"], len(table["errors"]), finished, table["notice"]))
 
 
 def _process(urls: list[str], first: int, game: str, players: int, matches: int, duration: float, seed: int,
