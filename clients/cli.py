@@ -130,11 +130,10 @@ def cmd_serve(args) -> int:
             print(f"referee serve: {exc}", file=sys.stderr)
             return 1
     env = dict(os.environ, REDIS_URL=url)
-    # granian steps each request's coroutine with its own task implementation rather than asyncio's, which
-    # hands every request to the event loop's thread and back: 0.19 -> 0.07 ms per bare request here; in
-    # alternating load tests 5-12 % more moves/s at one match and 6-55 % at 32.  Python 3.11 only (granian
-    # uses asyncio's on 3.12+, and calls its own experimental); GRANIAN_TASK_IMPL=asyncio chooses asyncio's.
-    env.setdefault("GRANIAN_TASK_IMPL", "rust")
+    # granian's own task implementation (GRANIAN_TASK_IMPL=rust, experimental) is not the default: in granian
+    # 2.8.7 it keeps every request coroutine that suspended (each POST, which awaits its body) alive, about
+    # 900 bytes per request (tests/api/test_front_memory.py), and the garbage collector's full passes then
+    # grow with the heap.  asyncio's measured level with it in alternating load tests on 2026-11-26.
     os.environ["REDIS_URL"] = url
     if problem := _connections_problem():
         print(problem, file=sys.stderr)
