@@ -41,6 +41,7 @@ from service.store import (
     dumps,
     idem_key,
     pending_key,
+    renew_stream_on,
 )
 
 HOST = -1  # the host token's entry in the auth table
@@ -123,6 +124,11 @@ class Stream:
     def renew(self) -> None:
         if self.holder is not None:
             self.store.renew_stream(self.match_id, self.holder, self.id, self.lease)
+
+    def renew_on(self, pipe) -> None:
+        """``renew``, queued on a pipeline (the front renews a heartbeat's streams in one)."""
+        if self.holder is not None:
+            renew_stream_on(pipe, self.match_id, self.holder, self.id, self.lease)
 
     def close(self) -> None:
         if self.holder is not None:

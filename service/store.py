@@ -82,6 +82,15 @@ def streams_key(match_id: str, seat: int) -> str:
     return f"ref:{{m:{match_id}}}:streams:{seat}"
 
 
+def renew_stream_on(pipe, match_id: str, seat: int, stream_id: str, lease: float) -> None:
+    """Queue on a pipeline (redis-py's or its asyncio one) the extension of a stream's lease, and of its
+    key's life with it (else a stream held longer than one lease would stop counting against its
+    token's limit when the key expired)."""
+    key = streams_key(match_id, seat)
+    pipe.zadd(key, {stream_id: time.time() + lease}, xx=True)
+    pipe.expire(key, int(lease) + 1)
+
+
 def dumps(value: Any) -> bytes:
     """Compact JSON; like json.dumps, a non-string key (a seat number) becomes a string."""
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
@@ -316,12 +325,8 @@ class Store:
                                              client=self.redis))
 
     def renew_stream(self, match_id: str, seat: int, stream_id: str, lease: float) -> None:
-        """Extend the stream's lease, and the key's life with it (else a stream held longer than one lease
-        would stop counting against its token's limit when the key expired)."""
-        key = streams_key(match_id, seat)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(key, {stream_id: time.time() + lease}, xx=True)
-        pipe.expire(key, int(lease) + 1)
+        renew_stream_on(pipe, match_id, seat, stream_id, lease)
         pipe.execute()
 
     def close_stream(self, match_id: str, seat: int, stream_id: str) -> None:
