@@ -3,7 +3,8 @@
 It starts its own ``referee serve`` (default settings, embedded Redis in a temporary folder),
 creates a few idle matches, and runs ``referee loadtest`` twice, alternating: alone, then while an
 asyncio client holds ``--streams`` idle event streams and ``--polls`` long-polls on those idle
-matches (a long-poll that ends is sent again at once).  It prints both figures, their ratios, and the
+matches (a long-poll that ends is sent again at once; their first waits are spread over the full one, so
+that they end at spread times, as a crowd's do).  It prints both figures, their ratios, and the
 memory of the API processes per idle stream (their RSS before and after the streams opened).
 Traffic goes only to loopback.
 """
@@ -76,6 +77,8 @@ class Watchers:
 
     async def _main(self) -> None:
         self.stop = asyncio.Event()
+        if not self.streams:
+            self.ready.set()
         tasks = [asyncio.ensure_future(self._stream(i)) for i in range(self.streams)]
         tasks += [asyncio.ensure_future(self._poll(i)) for i in range(self.polls)]
         await self.stop.wait()
@@ -105,11 +108,15 @@ class Watchers:
             self.dropped += 1
 
     async def _poll(self, i: int) -> None:
-        path = f"/matches/{self.matches[i % len(self.matches)]}?since=1000000&wait={self.wait}"
+        path = f"/matches/{self.matches[i % len(self.matches)]}?since=1000000&wait=%s"
         conns: dict = {}
         await asyncio.sleep(i * 0.002)
+        # the first wait of each is a different share of the full one, so that their ends (and new long-polls)
+        # are spread over the interval, as a crowd's are; all of them opened together would end together
+        wait = self.wait * (i + 1) / self.polls
         while True:
-            status = await long_poll(self.host, self.port, path, conns)
+            status = await long_poll(self.host, self.port, path % wait, conns)
+            wait = self.wait
             if status == 200:
                 self.polled += 1
             else:
