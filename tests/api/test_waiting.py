@@ -448,6 +448,28 @@ def _beats_and_log(srv: Server) -> tuple[list[float], bytes]:
     return beats, open(srv.log.name, "rb").read()
 
 
+def test_a_seat_stream_held_past_its_lease_through_the_front_still_counts(redis_url):
+    """The front renews its streams' leases with their heartbeats (one pipeline per tick): a seat's stream
+    held for twice its lease (3 heartbeats) and its key's first life still keeps its token at the limit."""
+    srv = Server(redis_url, workers=0, env={"REFEREE_HEARTBEAT": "1", "REFEREE_MAX_STREAMS": "1"})
+    try:
+        mid, tokens = two_humans(Referee(srv.url), seed=17)
+        url, head = f"{srv.url}/matches/{mid}/events", {**SSE, "Authorization": f"Bearer {tokens[0]}"}
+        held = requests.get(url, headers=head, stream=True, timeout=10)
+        assert held.status_code == 200
+        chunks, got = held.iter_content(chunk_size=None), b""  # read, and kept open, for 6.5 s: past the lease
+        until = time.monotonic() + 6.5  # (3 s) and the key's first life (4 s)
+        while time.monotonic() < until:
+            got += next(chunks)
+        beats = got.count(b": keep-alive")
+        refused = requests.get(url, headers=head, params={"wait": 0.1}, timeout=10)
+        assert refused.status_code == 429, "the held stream stopped counting: its lease was not renewed"
+        assert beats >= 5, f"{beats} heartbeats in 6.5 s"
+        held.close()
+    finally:
+        srv.stop()
+
+
 def test_a_stream_held_longer_than_its_first_lease_still_counts_against_the_limit(app):
     """Each heartbeat renews a stream's lease and the life of its seat's key: a stream open for hours
     keeps its place (the key used to expire one lease after the first stream opened)."""
