@@ -120,8 +120,11 @@ class Beats:
                 if beat.transport is not None:
                     beating.append(beat)
             for beat in beating:
-                # not awaited in turn: a client that stopped reading holds up only its own heartbeat
-                sent = asyncio.ensure_future(beat.transport.send_bytes(sse.HEARTBEAT))
+                try:  # not awaited in turn: a client that stopped reading holds up only its own heartbeat
+                    sent = asyncio.ensure_future(beat.transport.send_bytes(sse.HEARTBEAT))
+                except Exception:  # refused at once (closed under it): that stream ends, the others beat on
+                    self._end(beat.waiter)
+                    continue
                 sent.add_done_callback(functools.partial(self._sent, beat.waiter))
                 heapq.heappush(self.due, (now + self.heartbeat, next(self.order), beat))
             seats = [beat.stream for beat in beating if beat.stream.holder is not None]
@@ -134,11 +137,16 @@ class Beats:
                 except (RedisError, OSError) as exc:
                     log.warning("stream leases not renewed: %s", exc)
 
+    @classmethod
+    def _sent(cls, waiter: Waiter, sent: asyncio.Future) -> None:
+        if sent.cancelled() or sent.exception() is not None:  # the client hung up
+            cls._end(waiter)
+
     @staticmethod
-    def _sent(waiter: Waiter, sent: asyncio.Future) -> None:
-        if sent.cancelled() or sent.exception() is not None:  # the client hung up: its stream ends
-            waiter.gone = True
-            waiter.event.set()
+    def _end(waiter: Waiter) -> None:
+        """A failed heartbeat ends its stream: the stream's task wakes and finds its waiter gone."""
+        waiter.gone = True
+        waiter.event.set()
 
 
 class Hub:

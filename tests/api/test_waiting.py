@@ -482,3 +482,37 @@ def test_a_stream_held_longer_than_its_first_lease_still_counts_against_the_limi
     assert not store.open_stream(mid, 0, "b", limit=1, lease=1.0), "the held stream still counts"
     store.close_stream(mid, 0, "a")
     assert store.open_stream(mid, 0, "b", limit=1, lease=1.0)
+
+
+def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others():
+    """The front's heartbeat task serves every stream of its process: a transport that refuses at once (one
+    closed under it) or later ends only its own stream, and the others keep their heartbeats."""
+    from service.front import Beats, Waiter
+
+    class Transport:
+        def __init__(self, refuse: str | None) -> None:
+            self.refuse, self.sent = refuse, 0
+
+        def send_bytes(self, data: bytes):
+            if self.refuse == "at once":
+                raise ConnectionResetError("closed")
+            self.sent += 1
+            return self._send()
+
+        async def _send(self) -> None:
+            if self.refuse == "later":
+                raise ConnectionResetError("closed")
+
+    async def main() -> tuple[list[Transport], list[Waiter]]:
+        beats = Beats(0.05, redis=None)
+        transports = [Transport("at once"), Transport("later"), Transport(None)]
+        waiters = [Waiter(0) for _ in transports]
+        for t, w in zip(transports, waiters):
+            beats.add(t, w, types.SimpleNamespace(holder=None))
+        await asyncio.sleep(0.5)
+        beats.task.cancel()
+        return transports, waiters
+
+    transports, waiters = run_async(main())
+    assert [w.gone for w in waiters] == [True, True, False] and all(w.event.is_set() for w in waiters[:2])
+    assert transports[2].sent >= 5, "the healthy stream's heartbeats stopped"
