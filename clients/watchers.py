@@ -108,14 +108,14 @@ class Watchers:
             self.dropped += 1
 
     async def _poll(self, i: int) -> None:
-        path = f"/matches/{self.matches[i % len(self.matches)]}?since=1000000&wait=%s"
+        path = f"/matches/{self.matches[i % len(self.matches)]}?since=1000000&wait="
         conns: dict = {}
         await asyncio.sleep(i * 0.002)
         # the first wait of each is a different share of the full one, so that their ends (and new long-polls)
         # are spread over the interval, as a crowd's are; all of them opened together would end together
         wait = self.wait * (i + 1) / self.polls
         while True:
-            status = await long_poll(self.host, self.port, path % wait, conns)
+            status = await long_poll(self.host, self.port, f"{path}{wait}", conns)
             wait = self.wait
             if status == 200:
                 self.polled += 1
