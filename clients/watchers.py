@@ -1,11 +1,14 @@
 """``referee bench watchers``: the load generator's moves/s and p99 with and without thousands of watchers.
 
 It starts its own ``referee serve`` (default settings, embedded Redis in a temporary folder),
-creates a few idle matches, and runs ``referee loadtest`` twice, alternating: alone, then while an
-asyncio client holds ``--streams`` idle event streams and ``--polls`` long-polls on those idle
-matches (a long-poll that ends is sent again at once; their first waits are spread over the full one, so
-that they end at spread times, as a crowd's do).  It prints both figures, their ratios, and the
-memory of the API processes per idle stream (their RSS before and after the streams opened).
+creates a few idle matches, and runs ``referee loadtest`` alone and while an asyncio client holds
+``--streams`` idle event streams and ``--polls`` long-polls on those idle matches (a long-poll that
+ends is sent again at once; their first waits are spread over the full one, so that they end at
+spread times, as a crowd's do).  The runs alternate, alone first and last: alone, with, alone, with,
+..., alone.  Each run with the watchers is compared with the mean of the two runs alone around it,
+so that the machine's drift during a round cancels to first order; the median of the rounds comes
+last.  It also prints the memory of the API processes per held request (their RSS before and after
+the streams opened).
 Traffic goes only to loopback.
 """
 
@@ -15,6 +18,7 @@ import argparse
 import asyncio
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -159,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--polls", type=int, default=1_000, help="long-polls held (each sent again when it ends)")
     p.add_argument("--matches", type=int, default=32, help="concurrent matches of the load generator")
     p.add_argument("--duration", type=float, default=60.0, help="seconds of load, each run")
-    p.add_argument("--rounds", type=int, default=1, help="alone/with pairs, alternating")
+    p.add_argument("--rounds", type=int, default=1, help="runs with the watchers (each between two alone)")
     p.add_argument("--idle-matches", type=int, default=100, help="matches the watchers watch")
     args = p.parse_args(argv)
 
@@ -188,8 +192,13 @@ def main(argv: list[str] | None = None) -> int:
             idle = [http.post(url + "/matches", json={"game": "super_blatt", "players": 2,
                                                       "seats": [{"name": "a"}, {"name": "b"}]}).json()["id"]
                     for _ in range(args.idle_matches)]
+            def load(r: int) -> dict:
+                return loadtest.run(url, "super_blatt", 2, args.matches, args.duration, 2, 1 + r)
+
+            # alone, with, alone, with, ..., alone: each run with watchers is judged against the mean of the runs
+            # alone on either side of it, so a drift of the machine during the round cancels (to first order)
+            before, ratios = load(0), []
             for r in range(args.rounds):
-                alone = loadtest.run(url, "super_blatt", 2, args.matches, args.duration, 2, 1 + r)
                 rss0 = api_rss(serve.pid)
                 watchers = Watchers(url, idle, args.streams, args.polls, wait=60)
                 t0 = time.monotonic()
@@ -199,23 +208,31 @@ def main(argv: list[str] | None = None) -> int:
                 opened = time.monotonic() - t0
                 time.sleep(2)
                 rss1 = api_rss(serve.pid)
-                crowd = loadtest.run(url, "super_blatt", 2, args.matches, args.duration, 2, 1 + r)
+                crowd = load(r)
                 held = watchers.open
                 watchers.close()
+                time.sleep(3)
+                after = load(r + 1)
+                alone = {k: (before[k] + after[k]) / 2 for k in ("moves_per_s", "p99_ms")}
+                ratios.append((crowd["moves_per_s"] / alone["moves_per_s"], crowd["p99_ms"] / alone["p99_ms"]))
                 print(f"round {r + 1}: {args.matches} matches, {args.duration:.0f} s each run")
-                print(f"  alone: {alone['moves_per_s']:7.0f} moves/s, p99 {alone['p99_ms']:6.1f} ms "
-                      f"({alone['errors']} errors)")
+                print(f"  alone before: {before['moves_per_s']:7.0f} moves/s, p99 {before['p99_ms']:6.1f} ms "
+                      f"({before['errors']} errors); after: {after['moves_per_s']:7.0f} moves/s, "
+                      f"p99 {after['p99_ms']:6.1f} ms ({after['errors']} errors)")
                 print(f"  with {args.streams} streams + {args.polls} long-polls: {crowd['moves_per_s']:7.0f} moves/s, "
                       f"p99 {crowd['p99_ms']:6.1f} ms ({crowd['errors']} errors)")
-                print(f"  ratio: {crowd['moves_per_s'] / alone['moves_per_s']:.1%} of the moves/s, "
-                      f"{crowd['p99_ms'] / alone['p99_ms']:.1%} of the p99")
+                print(f"  ratio to the mean of before and after: {ratios[-1][0]:.1%} of the moves/s, "
+                      f"{ratios[-1][1]:.1%} of the p99")
                 print(f"  streams: {args.streams} opened in {opened:.1f} s, {held} still open at the end, "
                       f"{watchers.dropped} dropped, {watchers.refused} refused; long-polls answered: "
                       f"{watchers.polled} ({watchers.poll_errors} errors)")
                 if args.streams:
                     print(f"  API memory: {rss0 / 2**20:.0f} MiB -> {rss1 / 2**20:.0f} MiB, "
                           f"{(rss1 - rss0) / (args.streams + args.polls) / 1024:.1f} KiB per held request")
-                time.sleep(3)
+                before = after
+            moves, p99 = (statistics.median(x) for x in zip(*ratios))
+            print(f"median of {args.rounds} rounds: {moves:.1%} of the moves/s, {p99:.1%} of the p99 "
+                  f"(target: at least 90 % and at most 110 %)")
         finally:
             serve.send_signal(2)
             try:

@@ -186,6 +186,18 @@ def test_bench_api_prints_cpu_per_move_through_the_app_and_for_the_referee_alone
     assert per_move[0] > per_move[1] > 0  # the app does the referee's work and more
 
 
+def test_bench_watchers_brackets_each_run_with_watchers_between_runs_alone(server):
+    """Its own server, a few watchers, two rounds: three runs alone around two with them, and the median."""
+    out = cli(server, "bench", "watchers", "--streams", "20", "--polls", "5", "--duration", "1", "--rounds", "2",
+              "--matches", "2", "--idle-matches", "3").stdout
+    rounds = re.findall(r"alone before: +(\d+) moves/s.*after: +(\d+) moves/s", out)
+    assert len(rounds) == 2 and rounds[0][1] == rounds[1][0]  # round 1's run after is round 2's run before
+    assert out.count("20 opened in") == 2 and "20 still open at the end, 0 dropped, 0 refused" in out
+    ratios = [float(x) for x in re.findall(r"ratio to the mean of before and after: ([\d.]+)% of the moves/s", out)]
+    median = float(re.search(r"median of 2 rounds: ([\d.]+)% of the moves/s", out).group(1))
+    assert len(ratios) == 2 and median == pytest.approx(sum(ratios) / 2, abs=0.11)
+
+
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_arena_and_loadtest_play_every_game(server, game):
     players = max(GAMES[game].min_players, 3)
