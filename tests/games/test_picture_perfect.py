@@ -17,7 +17,7 @@ import pytest
 
 from service.games.base import IllegalMove, InvalidOptions, concretize
 from service.games.picture_perfect import GAME, photo_svg
-from service.games.picture_perfect.data import CARDS, GUESTS
+from service.games.picture_perfect.data import CARDS, GUEST_INDEX, GUEST_SQUARES, GUESTS, square
 from service.games.picture_perfect.photo import Layout, score_photo
 from service.games.picture_perfect.rules import held, middle
 from service.games.picture_perfect.table import openable
@@ -25,7 +25,7 @@ from tests.games.helpers import act as _act
 from tests.games.helpers import rejects as _rejects
 from tests.games.helpers import types
 from workers.bots import random_bot
-from workers.bots.picture_perfect import greedy
+from workers.bots.picture_perfect import ANNEAL_STEPS, Planner, greedy, lead
 
 # -- the book and RULINGS.md as the test reads them (independent of the module's tables) -------
 WOMEN = {"yellow_dress", "lady_in_red", "bride", "diva", "grandmother", "little_girl"}
@@ -1108,3 +1108,19 @@ def test_greedy_beats_random():
             wins += m in GAME.final_result(state).winners
             matches_played += 1
     assert wins >= matches_played - 2, (wins, matches_played)
+
+
+def test_the_search_placement_keeps_what_is_placed_and_poses_the_rest_on_free_squares():
+    """The search's placement (``lead``: annealing): a guest already placed stays, every other stands on
+    its own guest square, and the photo's next step is a legal move."""
+    for seed in range(3):
+        state = at_placement(new(2, seed=seed))
+        first = held(state, 0)[0]
+        act(state, 0, {"type": "place", "guest": first, "row": 1, "col": 1})
+        view = GAME.view(state, 0)
+        lay = Planner(view, 0, random.Random(seed)).anneal(ANNEAL_STEPS)
+        assert lay.pos[GUEST_INDEX[first]] == square(1, 1)
+        spots = [s for s in lay.pos if s >= 0]
+        assert len(spots) == len(set(spots)) and set(spots) <= set(GUEST_SQUARES)
+        move = lead(view, GAME.legal_moves(state, 0), 0, random.Random(seed))
+        act(state, 0, move)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
@@ -11,6 +12,7 @@ from service.games import GAMES
 from service.games.base import concretize, matches
 from workers.bots import GREEDY, SEARCH, make_bot
 from workers.bots.search import Budget, candidates, search
+from workers.bots.search import bot as search_bot
 
 
 def positions(name: str, count: int, seed: int):
@@ -98,3 +100,13 @@ def test_one_iteration_plays_the_greedy_move(name):
         move, _ = search(GAMES[name], view, moves, seat, random.Random(4), Budget(iterations=1), extra=greedy,
                          hooks=SEARCH[name])
         assert move == greedy
+
+
+def test_a_games_lead_is_the_move_to_beat():
+    """A game's ``lead`` (a deeper planner than its greedy bot) takes the greedy move's place at the root."""
+    name = "super_blatt"
+    view, moves, seat = positions(name, 1, seed=6)[0]
+    pick = concretize(moves[-1], random.Random(0))
+    hooks = dataclasses.replace(SEARCH[name], lead=lambda view, moves, seat, rng: pick)
+    bot = search_bot(GAMES[name], GREEDY[name], Budget(iterations=1), hooks)
+    assert bot(view, moves, seat, random.Random(3)) == pick

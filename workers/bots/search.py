@@ -21,10 +21,10 @@ candidate still in the race on it, with the same seed for the playout's chance, 
 candidates are compared on the same cards and dice (common random numbers); after each round a
 candidate that trails the best by ``DROP`` standard errors of the paired differences leaves the
 race.  A numeric range in a legal move is searched at a few values: evenly spaced in a short range,
-else its lowest, 1, 2, 4... steps above and its highest.  The root also
-considers the greedy bot's move, and that move stands unless another beats it by ``CONFIDENCE``
-standard errors of the paired differences: a few noisy playouts should not overrule a good
-heuristic.
+else its lowest, 1, 2, 4... steps above and its highest.  The root also considers the greedy bot's
+move (or the game's ``lead``, a deeper planner), and that move stands unless another beats it by
+``CONFIDENCE`` standard errors of the paired differences: a few noisy playouts should not overrule
+a good heuristic.
 
 The budget is iterations (playouts), milliseconds, or both (whichever ends first).  With
 iterations only, a decision is a function of (view, moves, seed): reproducible.
@@ -97,12 +97,15 @@ class Hooks:
     a determinized state (it may read the whole state: a determinization holds nothing true);
     ``evaluate(state)`` gives each seat's reward in [0, 1] for an unfinished state, or None where
     it cannot judge (the playout goes on); it is asked once a playout has made ``horizon`` moves
-    (``horizon`` None: play to the end).
+    (``horizon`` None: play to the end).  ``lead(view, moves, seat, rng)`` is the root's move to
+    beat when the game has a deeper planner than its greedy bot for a searching bot's time (None:
+    the greedy bot's move); its time counts against the decision's budget.
     """
 
     playout: Policy = random_policy
     evaluate: Callable[[dict], list[float] | None] | None = None
     horizon: int | None = None
+    lead: Callable[[dict, list[dict], int, random.Random], dict] | None = None
 
 
 class Node:
@@ -262,8 +265,8 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
            extra: dict | None = None, hooks: Hooks | None = None) -> tuple[dict, int]:
     """The move to play and how many iterations (playouts) chose it.
 
-    ``extra`` is one more root candidate (the greedy bot's choice); ``hooks`` the game's playout
-    policy, evaluation and horizon.
+    ``extra`` is one more root candidate, the move to beat (the greedy bot's choice or the game's
+    ``lead``); ``hooks`` the game's playout policy, evaluation and horizon.
     """
     hooks = hooks or Hooks()
     root_moves = candidates(moves)
@@ -332,8 +335,14 @@ def _trails(a: _Arm, leader: _Arm) -> bool:
 def bot(game: Game, greedy: Callable | None, budget: Budget = DEFAULT_BUDGET, hooks: Hooks | None = None) -> Callable:
     """A ``choose(view, moves, seat, rng)`` for this game and budget."""
 
+    lead = hooks.lead if hooks is not None and hooks.lead is not None else greedy
+
     def choose(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
-        extra = greedy(view, moves, seat, random.Random(rng.random())) if greedy is not None else None
-        return search(game, view, moves, seat, rng, budget, extra, hooks)[0]
+        start = time.perf_counter()
+        extra = lead(view, moves, seat, random.Random(rng.random())) if lead is not None else None
+        left = budget
+        if budget.ms is not None:  # the budget covers the whole decision, the move to beat included
+            left = Budget(budget.iterations, budget.ms - (time.perf_counter() - start) * 1000)
+        return search(game, view, moves, seat, rng, left, extra, hooks)[0]
 
     return choose
