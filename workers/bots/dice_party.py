@@ -19,6 +19,7 @@ from functools import cache, lru_cache
 from math import comb, factorial
 
 from service.games.dice_party import (
+    GAME,
     MOBS,
     PARTY_PEOPLE,
     PROVOKE_MIN,
@@ -32,6 +33,8 @@ from service.games.dice_party import (
 from .search import Hooks
 
 HORIZON = 40  # turns of each party the race looks ahead
+SEARCH_HORIZON = 12  # moves a search playout makes before the race model judges the deal
+_TIES = random.Random(0)  # the evaluation's plans break exact ties; the value does not depend on it
 
 
 # -- exact next-roll probabilities ------------------------------------------------------------
@@ -254,14 +257,19 @@ def _counts(most: int, cap: int = 6) -> list[int]:
 
 def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
     """Enumerate this turn's remaining plan and make its first move."""
+    return _plan(view, moves, seat, rng)[1]
+
+
+def _plan(view: dict, moves: list[dict], seat: int, rng: random.Random) -> tuple[float, dict]:
+    """The best plan for the rest of this turn: its value (my race chance) and its first move."""
     phase = view["phase"]
     roll = view["roll"]
     parties = [dict(p) for p in view["parties"]]
     supplies = [dict(s) for s in view["supplies"]]
     wallets = view["wallets"][seat]
     if phase == "grow":
-        _, _, option = _finish(view, seat, parties, supplies, roll, 0, [], wallets)
-        return {"type": "grow", "option": option}
+        value, _, option = _finish(view, seat, parties, supplies, roll, 0, [], wallets)
+        return value, {"type": "grow", "option": option}
     if phase == "send_mobs":
         # Try each possible next recipient, then the best order for the rest.
         best, choice = float("-inf"), moves[0]
@@ -273,12 +281,12 @@ def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict
                             view["received"] + [t], wallets)[0] + rng.random() * 1e-6
             if value > best:
                 best, choice = value, move
-        return choice
+        return best, choice
     steal_range = _counts(roll[PARTY_PEOPLE].count(STEAL_FACE)) if phase == "steal" else [0]
     best, choice = float("-inf"), moves[0]
     for stolen in steal_range:
         if wallets + stolen >= WALLETS_TO_WIN:
-            return {"type": "steal", "count": stolen}  # six wallets: the round is won
+            return 1.0, {"type": "steal", "count": stolen}  # six wallets: the round is won
         after = [dict(p) for p in parties]
         sup = [dict(s) for s in supplies]
         pp_roll = roll[PARTY_PEOPLE][stolen:]
@@ -297,14 +305,40 @@ def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict
                 best = value
                 choice = {"type": "steal", "count": stolen} if phase == "steal" else \
                     {"type": "provoke", "count": provoked}
-    return choice
+    return best, choice
 
 
 def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
     """The greedy bot on the determinized state (everything at this table is public)."""
     if len(moves) == 1 and not any(isinstance(v, dict) for v in moves[0].values()):
         return moves[0]
-    return greedy(game.view(state, seat), moves, seat, rng)
+    return greedy(_seen(state, seat), moves, seat, rng)
 
 
-SEARCH = Hooks(playout=playout)
+def _seen(state: dict, seat: int) -> dict:
+    """What the greedy bot reads: the state itself (it copies what it changes) unless the full game
+    needs the view's standings; copying a view cost a fifth of a playout."""
+    return GAME.view(state, seat) if state["full_game"] else state
+
+
+def evaluate(state: dict) -> list[float] | None:
+    """Each seat's chance to win by the greedy bot's own race model, once the seat to act has
+    planned the rest of its turn: the search samples the next few real rolls and decisions, so it
+    corrects the model where a roll proves it wrong, with far less noise than a full playout.
+    The full game is won over rounds, which the race does not see: there it plays on (None)."""
+    if state["full_game"]:
+        return None
+    actor = state["turn"]
+    view = _seen(state, actor)
+    mine = min(1.0, max(0.0, _plan(view, GAME.legal_moves(state, actor), actor, _TIES)[0]))
+    others = [s for s in range(state["players"]) if s != actor and state["in_round"][s]]
+    out = [0.0] * state["players"]
+    out[actor] = mine
+    chances = [max(1e-6, _value(view, s, view["parties"], view["wallets"][s])) for s in others]
+    total = sum(chances)
+    for s, c in zip(others, chances):
+        out[s] = (1 - mine) * c / total
+    return out
+
+
+SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=SEARCH_HORIZON)
