@@ -177,26 +177,30 @@ def race(me: tuple[float, float], others: tuple[tuple[float, float], ...]) -> fl
 
 
 def _value(view: dict, seat: int, parties: list[dict], wallets: int) -> float:
-    alive = [s for s in range(view["players"]) if view["in_round"][s]]
+    """My race chance with these parties (I am still in the round), plus a nudge toward growth."""
     full = view["full_game"]
 
-    vips = sum(parties[o][VIPS] for o in alive)
+    def seen(s: int) -> tuple[int, int, int, int, bool]:
+        p = parties[s]
+        counts = not (full and "millionaire" in view["standings"][s]["conditions"])
+        return p[PARTY_PEOPLE], p[VIPS], p[MOBS], wallets if s == seat else view["wallets"][s], counts
+
+    return _judge(seen(seat), tuple(seen(s) for s in range(view["players"]) if s != seat and view["in_round"][s]))
+
+
+@lru_cache(maxsize=1 << 16)  # a plan weighs the same few parties many times over: most of a playout's time
+def _judge(me: tuple[int, int, int, int, bool], others: tuple[tuple[int, int, int, int, bool], ...]) -> float:
+    """``_value`` by each party's (Party-People, VIPs, Mobs, wallets, millionaire counts)."""
+    vips = me[1] + sum(o[1] for o in others)
     # Mobs a party may receive before its next roll: pessimistic on purpose (4/3 of an average
     # opponent's VIPs, plus one), which measured best against random provokers.
-    spread = 3 * max(1, len(alive) - 1)
+    spread = 3 * max(1, len(others))
 
-    def rates(s: int) -> tuple[float, float]:
-        counts = not (full and "millionaire" in view["standings"][s]["conditions"])
-        p = parties[s]
-        incoming = 4 * (vips - p[VIPS]) // spread + 1
-        return hazards(p[PARTY_PEOPLE], p[VIPS], p[MOBS], wallets if s == seat else view["wallets"][s], counts,
-                       incoming)
+    def rates(p: tuple[int, int, int, int, bool]) -> tuple[float, float]:
+        return hazards(*p, 4 * (vips - p[1]) // spread + 1)
 
-    me = rates(seat)
-    others = tuple(rates(s) for s in alive if s != seat)
     # Bigger parties weather future Mobs better: a small nudge toward growth breaks early ties.
-    guests = parties[seat][PARTY_PEOPLE] + parties[seat][VIPS]
-    return race(me, others) + 0.002 * guests - 0.003 * parties[seat][MOBS]
+    return race(rates(me), tuple(rates(o) for o in others)) + 0.002 * (me[0] + me[1]) - 0.003 * me[2]
 
 
 # -- planning the rest of the turn ----------------------------------------------------------------
