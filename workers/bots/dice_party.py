@@ -33,7 +33,7 @@ from service.games.dice_party import (
 from .search import Hooks
 
 HORIZON = 40  # turns of each party the race looks ahead
-SEARCH_HORIZON = 12  # moves a search playout makes before the race model judges the deal
+SEARCH_HORIZON = 16  # moves a search playout makes before the race model judges the deal
 _TIES = random.Random(0)  # the evaluation's plans break exact ties; the value does not depend on it
 
 
