@@ -34,7 +34,6 @@ from .search import Hooks
 
 HORIZON = 40  # turns of each party the race looks ahead
 SEARCH_HORIZON = 16  # moves a search playout makes before the race model judges the deal
-_TIES = random.Random(0)  # the evaluation's plans break exact ties; the value does not depend on it
 
 
 # -- exact next-roll probabilities ------------------------------------------------------------
@@ -334,7 +333,10 @@ def evaluate(state: dict) -> list[float] | None:
         return None
     actor = state["turn"]
     view = _seen(state, actor)
-    mine = min(1.0, max(0.0, _plan(view, GAME.legal_moves(state, actor), actor, _TIES)[0]))
+    # a plan breaks exact ties with a millionth of noise: a generator of its own per call, not one shared by
+    # the process, so that an evaluation (and a search on an iteration budget) does not depend on earlier ones
+    ties = random.Random(0)
+    mine = min(1.0, max(0.0, _plan(view, GAME.legal_moves(state, actor), actor, ties)[0]))
     others = [s for s in range(state["players"]) if s != actor and state["in_round"][s]]
     out = [0.0] * state["players"]
     out[actor] = mine
