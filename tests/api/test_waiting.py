@@ -13,13 +13,24 @@ import pytest
 import requests
 
 from clients.client import Referee, RefereeError
-from clients.watchers import open_stream
 from service.config import Settings
 from service.embedded import free_port
 from tests.conftest import Server, run_async, wait_for
 
 ORIGIN = "http://table.example"
 SSE = {"Accept": "text/event-stream"}
+
+
+async def open_stream(host: str, port: int, path: str) -> asyncio.StreamReader:
+    """An event stream on a bare socket, its headers read; the caller reads (or ignores) the events."""
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
+    status = await reader.readline()
+    assert b" 200 " in status, status
+    while (await reader.readline()) not in (b"\r\n", b""):
+        pass
+    reader.writer = writer  # kept for closing
+    return reader
 
 
 @pytest.fixture(scope="module")
