@@ -128,3 +128,27 @@ def test_dice_partys_evaluation_does_not_depend_on_earlier_ones():
             judged += first is not None
             game.apply(state, seat, concretize(rng.choice(game.legal_moves(state, seat)), rng), rng)
     assert judged > 30
+
+
+def test_picture_perfects_final_placement_is_the_anneals():
+    """At the final placement the search plays the photo its lead anneals, guest by guest: a sampled deal
+    shows the photos of the seats done before it as empty, and a search there used to end its own photo
+    early (``done``: a false win in the fewest moves)."""
+    name = "picture_perfect"
+    game, hooks = GAMES[name], SEARCH[name]
+    rng = random.Random(7)
+    state = game.setup(3, game.load_options(3, {}), rng)
+    while not (game.phase(state) == "placement" and game.to_act(state)[0] == 2):
+        seat = game.to_act(state)[0]
+        game.apply(state, seat, GREEDY[name](game.view(state, seat), game.legal_moves(state, seat), seat, rng), rng)
+    bot = search_bot(game, GREEDY[name], Budget(iterations=100), hooks)
+    placed = 0
+    while game.to_act(state) == [2]:  # the last seat to place, whose "done" ends the match in a sample
+        view, moves = game.view(state, 2), game.legal_moves(state, 2)
+        seed = random.Random(placed).random()
+        lead = hooks.lead(view, moves, 2, random.Random(seed))
+        move = bot(view, moves, 2, random.Random(placed))
+        assert move == lead
+        placed += move["type"] == "place"
+        game.apply(state, 2, move, rng)
+    assert placed >= 5

@@ -392,4 +392,12 @@ def evaluate(state: dict) -> list[float] | None:
     return [w / total for w in weights]
 
 
-SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=0, lead=lead)
+def at_placement(view: dict) -> bool:
+    """The final placement is the anneal's alone: the other seats' photos are hidden, so a sampled deal
+    holds them empty (and the playout ends them at once), a finished deal is then a false win, and a search
+    there ended its own photo early, ``done`` being the shortest way to it (3 players against greedy: 10 of
+    30 matches with that search, 22 of the same 30 without)."""
+    return view["pending"]["kind"] == "placement"
+
+
+SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=0, lead=lead, lead_stands=at_placement)

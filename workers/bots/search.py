@@ -24,7 +24,8 @@ race.  A numeric range in a legal move is searched at a few values: evenly space
 else its lowest, 1, 2, 4... steps above and its highest.  The root also considers the greedy bot's
 move (or the game's ``lead``, a deeper planner), and that move stands unless another beats it by
 ``CONFIDENCE`` standard errors of the paired differences: a few noisy playouts should not overrule
-a good heuristic.
+a good heuristic.  Where the game says its deals cannot judge a decision (``lead_stands``), the
+lead is played without a search.
 
 The budget is iterations (playouts), milliseconds, or both (whichever ends first).  With
 iterations only, a decision is a function of (view, moves, seed): reproducible.
@@ -99,13 +100,16 @@ class Hooks:
     it cannot judge (the playout goes on); it is asked once a playout has made ``horizon`` moves
     (``horizon`` None: play to the end).  ``lead(view, moves, seat, rng)`` is the root's move to
     beat when the game has a deeper planner than its greedy bot for a searching bot's time (None:
-    the greedy bot's move); its time counts against the decision's budget.
+    the greedy bot's move); its time counts against the decision's budget.  ``lead_stands(view)``
+    says where the lead is played without a search: decisions whose outcome the sampled deals
+    cannot judge, where playouts would only add noise or a bias to a sound plan.
     """
 
     playout: Policy = random_policy
     evaluate: Callable[[dict], list[float] | None] | None = None
     horizon: int | None = None
     lead: Callable[[dict, list[dict], int, random.Random], dict] | None = None
+    lead_stands: Callable[[dict], bool] | None = None
 
 
 class Node:
@@ -340,6 +344,8 @@ def bot(game: Game, greedy: Callable | None, budget: Budget = DEFAULT_BUDGET, ho
     def choose(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
         start = time.perf_counter()
         extra = lead(view, moves, seat, random.Random(rng.random())) if lead is not None else None
+        if extra is not None and hooks is not None and hooks.lead_stands is not None and hooks.lead_stands(view):
+            return extra
         left = budget
         if budget.ms is not None:  # the budget covers the whole decision, the move to beat included
             left = Budget(budget.iterations, budget.ms - (time.perf_counter() - start) * 1000)
