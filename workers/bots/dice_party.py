@@ -484,7 +484,7 @@ def _duel(view: dict) -> bool:
 
 
 def planner(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
-    """The search's lead and playout policy: the plan the growth race judges best at two players (one
+    """The search's lead: the plan the growth race judges best at two players (one
     round), the greedy bot's elsewhere."""
     if _duel(view):
         return _plan(view, moves, seat, rng, race_value)[1]
@@ -492,10 +492,10 @@ def planner(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dic
 
 
 def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
-    """The planner on the determinized state (everything at this table is public)."""
+    """The greedy bot on the determinized state (everything at this table is public)."""
     if len(moves) == 1 and not any(isinstance(v, dict) for v in moves[0].values()):
         return moves[0]
-    return planner(_seen(state, seat), moves, seat, rng)
+    return greedy(_seen(state, seat), moves, seat, rng)
 
 
 def _seen(state: dict, seat: int) -> dict:
@@ -508,8 +508,7 @@ def evaluate(state: dict) -> list[float] | None:
     """Each seat's chance to win by the greedy bot's own race model, once the seat to act has
     planned the rest of its turn: the search samples the next few real rolls and decisions, so it
     corrects the model where a roll proves it wrong, with far less noise than a full playout.
-    The full game is won over rounds, which the race does not see: there it plays on (None).  At two
-    players in one round the growth race judges the plan (there the search plays its lead unsearched)."""
+    The full game is won over rounds, which the race does not see: there it plays on (None)."""
     if state["full_game"]:
         return None
     actor = state["turn"]
@@ -517,9 +516,6 @@ def evaluate(state: dict) -> list[float] | None:
     # a plan breaks exact ties with a millionth of noise: a generator of its own per call, not one shared by
     # the process, so that an evaluation (and a search on an iteration budget) does not depend on earlier ones
     ties = random.Random(0)
-    if _duel(state):
-        mine = min(1.0, max(0.0, _plan(view, GAME.legal_moves(state, actor), actor, ties, race_value)[0]))
-        return [mine, 1 - mine] if actor == 0 else [1 - mine, mine]
     mine = min(1.0, max(0.0, _plan(view, GAME.legal_moves(state, actor), actor, ties)[0]))
     others = [s for s in range(state["players"]) if s != actor and state["in_round"][s]]
     out = [0.0] * state["players"]
@@ -531,12 +527,7 @@ def evaluate(state: dict) -> list[float] | None:
     return out
 
 
-def _stands(view: dict) -> bool:
-    """Two players, one round: the planner's move is played without a search.  There the growth race is
-    calibrated and a plan that maximizes it is within a fraction of a point of the best reply to a
-    greedy opponent, while 100 noisy playouts per decision overrule it often enough to cost about six
-    points (52.4 % of 250 matches against the planner's 59.3 % of 5000)."""
-    return _duel(view)
-
-
-SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=SEARCH_HORIZON, lead=planner, lead_stands=_stands)
+# In a duel the planner's move stands unsearched: the growth race is calibrated and its plan is within a
+# fraction of a point of the best reply to a greedy opponent, while 100 noisy playouts per decision
+# overrule it often enough to cost about six points (52.4 % of 250 matches against 59.3 % of 5000).
+SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=SEARCH_HORIZON, lead=planner, lead_stands=_duel)
