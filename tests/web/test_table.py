@@ -217,6 +217,31 @@ def test_a_spectator_link_shows_the_spectator_view(web, context):
     assert page.locator("[aria-label='The Skandalchronik'] tr").count() == 9
 
 
+def test_paparazzo_seats_show_what_each_paid_and_received_this_hand(web, context):
+    """paparazzo.txt, Phases 2-3: the buyer pays the bank in front of the table and the commission comes from
+    the bank, so every seat's panel shows each seat's payments this hand, while the cash piles stay hidden."""
+    ref = Referee(web.url)
+    m = ref.create_match("paparazzo", 3, [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], seed=5)
+    tokens = [s["token"] for s in m["seats"]]
+    rng = random.Random(5)
+    for _ in range(400):  # random moves, offers first, until a photo is bought
+        snap = ref.match(m["id"], tokens[0])
+        if any(snap["view"]["paid"]):
+            break
+        seat = snap["to_act"][0]
+        moves = ref.legal_moves(m["id"], tokens[seat])["moves"]
+        wanted = [mv for mv in moves if mv["type"] in ("offer", "buy")] or moves
+        ref.move(m["id"], tokens[seat], {k: v["min"] if is_span(v) else v for k, v in rng.choice(wanted).items()})
+    view = snap["view"]
+    buyer = next(seat for seat, paid in enumerate(view["paid"]) if paid)
+    page = open_table(context, web.url, m["id"], tokens[(buyer + 1) % 3])
+    panel = page.locator(f"[aria-label=\"{['Ann', 'Bob', 'Cy'][buyer]}'s table\"] [data-ledger]")
+    assert panel.inner_text() == f"this hand: paid {view['paid'][buyer]:,} · received {view['received'][buyer]:,}"
+    assert "cash hidden" in page.locator(f"[aria-label=\"{['Ann', 'Bob', 'Cy'][buyer]}'s table\"]").inner_text()
+    shot(page, "paparazzo-ledger")
+    assert not page.js_errors
+
+
 def private_seqs(seat, others) -> set[int]:
     """Sequence numbers of the events ``seat`` saw that no seat of ``others`` saw."""
     mine = {e["seq"] for e in seat.events()["events"]}
