@@ -659,23 +659,64 @@ def test_growth_race_values_growth_and_the_first_roll():
     assert all(0 <= race_first(a, b) <= 1 for a in [(0, 0, 0), (0, 0, 3), start] for b in [(0, 0, 0), start])
 
 
-def test_search_plays_the_planner_at_two_players():
-    """At two players (one round) the search plays the move its lead, the planner judged by the growth race,
-    plans, without playouts; at three players the planner is the greedy bot."""
+def test_growth_race_of_several_parties_matches_chains_played_out():
+    """dice_party.de.txt, Spielende: a round ends with a millionaire, or when all parties but one have
+    escalated.  The race of several parties (each on its chain, rolling in turn) gives the last roller the
+    chance that chains drawn at random and played in that order give it."""
+    from workers.bots.dice_party import _chain, race_first, race_last
+
+    assert race_last(((2, 2, 0), (3, 6, 1))) == pytest.approx(1 - race_first((2, 2, 0), (3, 6, 1)))
+    rng = random.Random(5)
+    for order in [((2, 3, 1), (3, 1, 0), (1, 2, 2)), ((2, 2, 0),) * 3, ((2, 2, 0), (1, 3, 1), (2, 2, 2), (3, 2, 0))]:
+        ends = []
+        for party in order:  # each party's end: (turn, won) drawn from its chain
+            wins, escs = _chain(party)
+            cum, acc = [], 0.0
+            for w, e in zip(wins, escs):
+                cum += [(acc + w, True), (acc + w + e, False)]
+                acc += w + e
+            ends.append(cum)
+        last, n = 0, 20_000
+        for _ in range(n):
+            drawn = []
+            for cum in ends:
+                u = rng.random()
+                k = next((k for k, (c, _) in enumerate(cum) if u < c), None)
+                drawn.append((k // 2, cum[k][1]) if k is not None else (None, None))
+            alive, winner = set(range(len(order))), None
+            for t in range(len(ends[0]) // 2):
+                for i, (turn, won) in enumerate(drawn):
+                    if i in alive and turn == t:
+                        if won:
+                            winner = i
+                            break
+                        alive.discard(i)
+                        if len(alive) == 1:
+                            winner = next(iter(alive))
+                            break
+                if winner is not None:
+                    break
+            last += winner == len(order) - 1
+        assert last / n == pytest.approx(race_last(order), abs=0.012), order
+
+
+def test_search_plays_the_planner_in_a_single_round():
+    """In a single round (any table) the search plays the move its lead, the planner judged by the growth
+    race, plans, without playouts; in the full game the planner is the greedy bot."""
     from workers.bots import make_bot
     from workers.bots.dice_party import planner
     from workers.bots.search import Budget
 
     bot = make_bot("dice_party", "search", Budget(iterations=50))
-    for players in (2, 3):
+    for players, options in ((2, {}), (4, {}), (3, {"full_game": True})):
         rng = random.Random(4)
-        state = GAME.setup(players, GAME.load_options(players, {}), rng)
+        state = GAME.setup(players, GAME.load_options(players, options), rng)
         for decided in range(40):
             if GAME.is_over(state):
                 break
             seat = GAME.to_act(state)[0]
             view, moves = GAME.view(state, seat), GAME.legal_moves(state, seat)
-            if players == 2:
+            if not options:
                 move = bot(view, moves, seat, random.Random(decided))
                 assert move == planner(view, moves, seat, random.Random(random.Random(decided).random()))
             else:

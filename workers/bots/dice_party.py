@@ -11,11 +11,12 @@ opponent they hurt most, which is usually the leader.  Escalation risk is judged
 (every party expects Mobs from the others' VIPs before its next roll): that measured best.
 A huge roll plans only small counts and "all of them", which keeps a decision to a few ms.
 
-The search bot's planner (``planner``, its lead) plans the same way but, at two players in a single
-round, judges a plan by the growth race instead: each party's chain of turns on its own, solved
-exactly per composition, so that it sees a party grow.  That race is calibrated against real
-matches, and the best reply to a greedy opponent it allows is within a fraction of a point of
-the planner's plan, so there the planner's move is played without playouts (``Hooks.lead_stands``).
+The search bot's planner (``planner``, its lead) plans the same way but, in a single round, judges a
+plan by the growth race instead: each party's chain of turns on its own, solved exactly per
+composition, so that it sees a party grow, the parties rolling in turn.  That race is calibrated
+against real matches, and at two players the best reply to a greedy opponent it allows is within a
+fraction of a point of the planner's plan, so there the planner's move is played without playouts
+(``Hooks.lead_stands``); playouts on top of it measured worse at two and three players.
 """
 
 from __future__ import annotations
@@ -208,11 +209,11 @@ def _judge(me: tuple[int, int, int, int, bool], others: tuple[tuple[int, int, in
     return race(rates(me), tuple(rates(o) for o in others)) + 0.002 * (me[0] + me[1]) - 0.003 * me[2]
 
 
-# -- the growth race (two players) ---------------------------------------------------------------
+# -- the growth race ------------------------------------------------------------------------------
 # A party on its own is a chain of turns: it rolls, escalates or brings a millionaire, else grows by
 # option a or b.  Solved exactly per composition (Party-People, VIPs, Mobs), the chain gives the
-# chance of a millionaire and of an escalation on each of the party's next turns; two such chains
-# make a race in turn order.  Unlike ``race`` (each party's hazards of today, forever) it sees that
+# chance of a millionaire and of an escalation on each of the party's next turns; the chains of all
+# parties in the round make a race in turn order.  Unlike ``race`` (each party's hazards of today, forever) it sees that
 # a party grows, which is what the growth decisions trade: measured calibrated (a predicted 30 %
 # wins about 30 % of greedy matches).  Wallets, Mobs from provocations still to come and the
 # full game's rounds are left out.
@@ -349,24 +350,46 @@ def _chain(party: tuple[int, int, int]) -> tuple[tuple[float, ...], tuple[float,
 
 @lru_cache(maxsize=1 << 16)
 def race_first(first: tuple[int, int, int], second: tuple[int, int, int]) -> float:
-    """P(the party that rolls first wins): its millionaire before the other's, or the other's escalation
-    before its own (a race both still run after ``CHAIN_TURNS`` turns is shared)."""
-    w1, e1 = _chain(first)
-    w2, e2 = _chain(second)
-    alive1 = alive2 = 1.0
-    total = 0.0
+    """P(the party that rolls first wins) of two: its millionaire before the other's, or the other's
+    escalation before its own."""
+    return 1 - race_last((first, second))
+
+
+@lru_cache(maxsize=1 << 16)
+def race_last(order: tuple[tuple[int, int, int], ...]) -> float:
+    """P(the party that rolls last in ``order`` wins), every party's chain on its own: its millionaire while
+    no other party has won (and not all have escalated), or the escalation of the last other party while it
+    is still in.  A race all still run after ``CHAIN_TURNS`` turns is shared among those in it."""
+    *others, me = order
+    chains = [_chain(p) for p in others]
+    w_me, e_me = _chain(me)
+    won, out = [0.0] * len(others), [0.0] * len(others)  # each other party's chance to have won / escalated
+    alive_me, total = 1.0, 0.0
     for t in range(CHAIN_TURNS):
-        total += w1[t] * alive2
-        alive1 -= w1[t] + e1[t]
-        total += e2[t] * alive1
-        alive2 -= w2[t] + e2[t]
-    return total + 0.5 * max(0.0, alive1) * max(0.0, alive2)
+        for i, (w, e) in enumerate(chains):
+            if e[t]:  # party i escalates now: when every other one already has, I am the last one in
+                rest = 1.0
+                for j, gone in enumerate(out):
+                    if j != i:
+                        rest *= gone
+                total += e[t] * rest * alive_me
+            won[i] += w[t]
+            out[i] += e[t]
+        none_won = all_out = 1.0
+        for w_j, e_j in zip(won, out):
+            none_won *= 1 - w_j
+            all_out *= e_j
+        total += w_me[t] * (none_won - all_out)
+        alive_me -= w_me[t] + e_me[t]
+    still = sum(max(0.0, 1 - w_j - e_j) for w_j, e_j in zip(won, out))
+    return total + max(0.0, alive_me) * (none_won - all_out) / (1 + still)
 
 
 def race_value(view: dict, seat: int, parties: list[dict], wallets: int) -> float:
-    """My chance in the growth race with these parties, the opponent to roll next (two players)."""
-    me, other = parties[seat], parties[1 - seat]
-    return 1 - race_first((other[PARTY_PEOPLE], other[VIPS], other[MOBS]), (me[PARTY_PEOPLE], me[VIPS], me[MOBS]))
+    """My chance in the growth race with these parties, the others rolling in turn before me."""
+    n = view["players"]
+    order = [s % n for s in range(seat + 1, seat + n) if view["in_round"][s % n]] + [seat]
+    return race_last(tuple((parties[s][PARTY_PEOPLE], parties[s][VIPS], parties[s][MOBS]) for s in order))
 
 
 # -- planning the rest of the turn ----------------------------------------------------------------
@@ -478,15 +501,15 @@ def _plan(view: dict, moves: list[dict], seat: int, rng: random.Random, value=_v
     return best, choice
 
 
-def _duel(view: dict) -> bool:
-    """Two players, one round: where the growth race judges a plan."""
-    return view["players"] == 2 and not view["full_game"]
+def _one_round(view: dict) -> bool:
+    """A single round: where the growth race judges a plan (it does not see the full game's rounds)."""
+    return not view["full_game"]
 
 
 def planner(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
-    """The search's lead: the plan the growth race judges best at two players (one
-    round), the greedy bot's elsewhere."""
-    if _duel(view):
+    """The search's lead: the plan the growth race judges best in a single round, the greedy bot's in the
+    full game."""
+    if _one_round(view):
         return _plan(view, moves, seat, rng, race_value)[1]
     return greedy(view, moves, seat, rng)
 
@@ -527,7 +550,8 @@ def evaluate(state: dict) -> list[float] | None:
     return out
 
 
-# In a duel the planner's move stands unsearched: the growth race is calibrated and its plan is within a
-# fraction of a point of the best reply to a greedy opponent, while 100 noisy playouts per decision
-# overrule it often enough to cost about six points (52.4 % of 250 matches against 59.3 % of 5000).
-SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=SEARCH_HORIZON, lead=planner, lead_stands=_duel)
+# In a single round the planner's move stands unsearched: the growth race is calibrated, and 100 noisy
+# playouts per decision overrule it often enough to cost points: at two players 52.4 % of 250 matches
+# against 59.3 % of 5000; at three 38.7 % against 47.3 % of the same 150 (the greedy lead with playouts:
+# 43.3 %); at four the planner 30.7 % of 150, the greedy lead with playouts 26.7 % of 90 (fair 25 %).
+SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=SEARCH_HORIZON, lead=planner, lead_stands=_one_round)
