@@ -40,7 +40,6 @@ from service.games.dice_party import (
 from .search import Hooks
 
 HORIZON = 40  # turns of each party the race looks ahead
-SEARCH_HORIZON = 16  # moves a search playout makes before the race model judges the deal
 
 
 # -- exact next-roll probabilities ------------------------------------------------------------
@@ -213,9 +212,9 @@ def _judge(me: tuple[int, int, int, int, bool], others: tuple[tuple[int, int, in
 # A party on its own is a chain of turns: it rolls, escalates or brings a millionaire, else grows by
 # option a or b.  Solved exactly per composition (Party-People, VIPs, Mobs), the chain gives the
 # chance of a millionaire and of an escalation on each of the party's next turns; the chains of all
-# parties in the round make a race in turn order.  Unlike ``race`` (each party's hazards of today, forever) it sees that
-# a party grows, which is what the growth decisions trade: measured calibrated (a predicted 30 %
-# wins about 30 % of greedy matches).  Wallets, Mobs from provocations still to come and the
+# parties in the round make a race in turn order.  Unlike ``race`` (each party's hazards of today,
+# forever) it sees that a party grows, which is what the growth decisions trade: measured calibrated
+# (a predicted 30 % wins about 30 % of greedy matches).  Wallets, Mobs from provocations still to come and the
 # full game's rounds are left out.
 
 def _grown(party: tuple[int, int, int], option: str, joined: int) -> tuple[int, int, int]:
@@ -346,13 +345,6 @@ def _chain(party: tuple[int, int, int]) -> tuple[tuple[float, ...], tuple[float,
             wins[t] += stay * wins[t - 1]
             escs[t] += stay * escs[t - 1]
     return tuple(wins), tuple(escs)
-
-
-@lru_cache(maxsize=1 << 16)
-def race_first(first: tuple[int, int, int], second: tuple[int, int, int]) -> float:
-    """P(the party that rolls first wins) of two: its millionaire before the other's, or the other's
-    escalation before its own."""
-    return 1 - race_last((first, second))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -515,43 +507,15 @@ def planner(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dic
 
 
 def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
-    """The greedy bot on the determinized state (everything at this table is public)."""
+    """The greedy bot on the determinized state (everything at this table is public).  Playouts run only in
+    the full game (a single round's lead stands), and they play to its end: the race does not see rounds."""
     if len(moves) == 1 and not any(isinstance(v, dict) for v in moves[0].values()):
         return moves[0]
-    return greedy(_seen(state, seat), moves, seat, rng)
-
-
-def _seen(state: dict, seat: int) -> dict:
-    """What the greedy bot reads: the state itself (it copies what it changes) unless the full game
-    needs the view's standings; copying a view cost a fifth of a playout."""
-    return GAME.view(state, seat) if state["full_game"] else state
-
-
-def evaluate(state: dict) -> list[float] | None:
-    """Each seat's chance to win by the greedy bot's own race model, once the seat to act has
-    planned the rest of its turn: the search samples the next few real rolls and decisions, so it
-    corrects the model where a roll proves it wrong, with far less noise than a full playout.
-    The full game is won over rounds, which the race does not see: there it plays on (None)."""
-    if state["full_game"]:
-        return None
-    actor = state["turn"]
-    view = _seen(state, actor)
-    # a plan breaks exact ties with a millionth of noise: a generator of its own per call, not one shared by
-    # the process, so that an evaluation (and a search on an iteration budget) does not depend on earlier ones
-    ties = random.Random(0)
-    mine = min(1.0, max(0.0, _plan(view, GAME.legal_moves(state, actor), actor, ties)[0]))
-    others = [s for s in range(state["players"]) if s != actor and state["in_round"][s]]
-    out = [0.0] * state["players"]
-    out[actor] = mine
-    chances = [max(1e-6, _value(view, s, view["parties"], view["wallets"][s])) for s in others]
-    total = sum(chances)
-    for s, c in zip(others, chances):
-        out[s] = (1 - mine) * c / total
-    return out
+    return greedy(GAME.view(state, seat), moves, seat, rng)
 
 
 # In a single round the planner's move stands unsearched: the growth race is calibrated, and 100 noisy
 # playouts per decision overrule it often enough to cost points: at two players 52.4 % of 250 matches
 # against 59.3 % of 5000; at three 38.7 % against 47.3 % of the same 150 (the greedy lead with playouts:
 # 43.3 %); at four the planner 30.7 % of 150, the greedy lead with playouts 26.7 % of 90 (fair 25 %).
-SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=SEARCH_HORIZON, lead=planner, lead_stands=_one_round)
+SEARCH = Hooks(playout=playout, lead=planner, lead_stands=_one_round)
