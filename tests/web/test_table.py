@@ -235,9 +235,10 @@ def test_paparazzo_seats_show_what_each_paid_and_received_this_hand(web, context
     view = snap["view"]
     buyer = next(seat for seat, paid in enumerate(view["paid"]) if paid)
     page = open_table(context, web.url, m["id"], tokens[(buyer + 1) % 3])
-    panel = page.locator(f"[aria-label=\"{['Ann', 'Bob', 'Cy'][buyer]}'s table\"] [data-ledger]")
-    assert panel.inner_text() == f"this hand: paid {view['paid'][buyer]:,} · received {view['received'][buyer]:,}"
-    assert "cash hidden" in page.locator(f"[aria-label=\"{['Ann', 'Bob', 'Cy'][buyer]}'s table\"]").inner_text()
+    panel = page.locator(f"[aria-label=\"{['Ann', 'Bob', 'Cy'][buyer]}'s table\"]")
+    ledger = f"this hand: paid {view['paid'][buyer]:,} · received {view['received'][buyer]:,}"
+    assert panel.locator("[data-ledger]").inner_text() == ledger
+    assert "cash hidden" in panel.inner_text()
     shot(page, "paparazzo-ledger")
     assert not page.js_errors
 
