@@ -1,6 +1,7 @@
 """The ``referee`` command: run the service, play from a shell, pit bots against each other.
 
     referee serve [--host H] [--port P] [--workers N] [--search-workers S]   API + workers (+ embedded Redis)
+    referee api [--host H] [--port P] [--processes P]    the API only (an API host), against REDIS_URL
     referee worker [--workers N] [--search-workers S]    workers only, against REDIS_URL
     referee create GAME --players N --seat name:ann --seat bot:greedy
     referee join | show | legal | move | watch | result | abort | away | back | rematch ...
@@ -13,12 +14,10 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 import time
 from typing import Any
@@ -28,6 +27,9 @@ from service.config import Settings
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
+PROCESSES = 3
+PROCESSES_HELP = ("app processes: Flask, one request at a time each, fed by the front first come first served "
+                  "(long-polls and streams wait in the front and hold none)")
 
 
 def _print(value: Any) -> None:
@@ -77,11 +79,11 @@ class PortTaken(Exception):
 def claim_port(host: str, port: int) -> socket.socket:
     """Refuse a port another server listens on, and keep other ``referee serve``s off it while we run.
 
-    granian binds with SO_REUSEPORT, so a second server on a taken port would start and the kernel
-    would split connections between two stores; a plain bind fails instead (SO_REUSEADDR only lets
-    us past the TIME_WAITs a previous run left).  Two ``referee serve`` starting at once could both
-    pass that check before either granian binds: the abstract socket named after the port, ours for
-    our whole life, makes the second one refuse.  (It lives in this network namespace, as the port.)
+    A plain bind of the port fails when something listens on it (SO_REUSEADDR only lets us past the
+    TIME_WAITs a previous run left; with SO_REUSEPORT a second server would start and the kernel would split
+    connections between two stores).  Two ``referee serve`` starting at once could both pass that check
+    before either front binds: the abstract socket named after the port, ours for our whole life, makes the
+    second one refuse.  (It lives in this network namespace, as the port.)
     """
     holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -105,7 +107,8 @@ def claim_port(host: str, port: int) -> socket.socket:
 
 
 def cmd_serve(args) -> int:
-    from service.embedded import EmbeddedRedis, die_with_parent
+    from service.embedded import EmbeddedRedis
+    from service.front import ApiProcesses
     from workers.run import replace_dead, start_workers, stop_processes
 
     try:
@@ -129,11 +132,6 @@ def cmd_serve(args) -> int:
             holder.close()
             print(f"referee serve: {exc}", file=sys.stderr)
             return 1
-    env = dict(os.environ, REDIS_URL=url)
-    # granian's own task implementation (GRANIAN_TASK_IMPL=rust, experimental) is not the default: in granian
-    # 2.8.7 it keeps every request coroutine that suspended (each POST, which awaits its body) alive, about
-    # 900 bytes per request (tests/api/test_front_memory.py), and the garbage collector's full passes then
-    # grow with the heap.  asyncio's measured level with it in alternating load tests on 2026-11-26.
     os.environ["REDIS_URL"] = url
     if problem := _connections_problem():
         print(problem, file=sys.stderr)
@@ -141,47 +139,63 @@ def cmd_serve(args) -> int:
             embedded.close()
         holder.close()
         return 2
-    files = raise_open_files()
-    # granian (its HTTP layer is Rust) runs the front over RSGI: waiting requests on an event loop, the rest
-    # through Flask; each idle stream is a socket, so every process may hold about as many as it has files
-    api = subprocess.Popen(
-        [sys.executable, "-m", "granian", "--interface", "rsgi", "--factory", "service.front:create_app",
-         "--host", args.host, "--port", str(args.port), "--workers", str(args.processes),
-         "--backlog", "4096", "--backpressure", str(files), "--workers-kill-timeout", "5",
-         "--log-level", "error"],
-        env=env, preexec_fn=functools.partial(die_with_parent, os.getpid()))
+    raise_open_files()  # each held stream is a socket of the front
+    api = ApiProcesses(args.host, args.port, args.processes)
     workers = start_workers(args.workers, args.search_workers)
     where = f"embedded server in {os.path.abspath(args.data)}" if embedded else url
     if queue_url := os.environ.get("REFEREE_QUEUE_URL"):
         where += f", queue: {queue_url}"
-    print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} API processes, "
+    print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
           f"{args.workers} workers, {args.search_workers} search workers). Ctrl-C stops everything.", flush=True)
-    stop: list[int] = []
-    signal.signal(signal.SIGINT, lambda s, f: stop.append(s))
-    signal.signal(signal.SIGTERM, lambda s, f: stop.append(s))
-    code = 0
     try:
-        while not stop:
-            if api.poll() is not None:
-                print("the API server exited", file=sys.stderr)
-                code = 1
-                break
-            if embedded and not embedded.alive():
-                restart_embedded(embedded)
-            replace_dead(workers, args.workers, args.search_workers)
-            time.sleep(0.3)
+        _supervise(api, lambda: (embedded and not embedded.alive() and restart_embedded(embedded),
+                                 replace_dead(workers, args.workers, args.search_workers)))
     finally:
-        if api.poll() is None:
-            api.terminate()
+        api.stop()
         stop_processes(workers)
-        try:
-            api.wait(10)
-        except subprocess.TimeoutExpired:
-            api.kill()
         if embedded:
             embedded.close()
         holder.close()
-    return code
+    return 0
+
+
+def _supervise(api, more=lambda: None) -> None:
+    """Restart what dies until SIGINT or SIGTERM."""
+    stop: list[int] = []
+    signal.signal(signal.SIGINT, lambda s, f: stop.append(s))
+    signal.signal(signal.SIGTERM, lambda s, f: stop.append(s))
+    while not stop:
+        api.replace_dead()
+        more()
+        time.sleep(0.3)
+
+
+def cmd_api(args) -> int:
+    """The API alone (the front and its app processes) against REDIS_URL: what an API host runs."""
+    from service.front import ApiProcesses
+
+    if not os.environ.get("REDIS_URL"):
+        print("referee api needs REDIS_URL (the Redis the workers use)", file=sys.stderr)
+        return 2
+    try:
+        holder = claim_port(args.host, args.port)
+    except PortTaken as exc:
+        print(f"referee api: {exc}; choose another --port", file=sys.stderr)
+        return 1
+    if problem := _connections_problem():
+        print(problem, file=sys.stderr)
+        holder.close()
+        return 2
+    raise_open_files()
+    api = ApiProcesses(args.host, args.port, args.processes)
+    print(f"Referee API on http://{args.host}:{args.port} ({args.processes} app processes). Ctrl-C stops it.",
+          flush=True)
+    try:
+        _supervise(api)
+    finally:
+        api.stop()
+        holder.close()
+    return 0
 
 
 def restart_embedded(embedded) -> None:
@@ -343,10 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--port", type=int, default=8000)
     s.add_argument("--workers", type=int, default=2, help="RQ worker processes (bots, scoring)")
     s.add_argument("--search-workers", type=int, default=1, help=SEARCH_WORKERS_HELP)
-    s.add_argument("--processes", type=int, default=4,
-                   help="API processes (each runs one request at a time; waiting requests hold none)")
+    s.add_argument("--processes", type=int, default=PROCESSES, help=PROCESSES_HELP)
     s.add_argument("--data", default=".referee-data", help="folder of the embedded server's data")
     s.add_argument("--redis-port", type=int, default=None, help="port of the embedded server (default: free)")
+    a = sub.add_parser("api", help="run the API alone against REDIS_URL (an API host; workers run elsewhere)")
+    a.add_argument("--host", default="127.0.0.1")
+    a.add_argument("--port", type=int, default=8000)
+    a.add_argument("--processes", type=int, default=PROCESSES, help=PROCESSES_HELP)
     w = sub.add_parser("worker", help="run RQ workers and the sweeper against REDIS_URL")
     w.add_argument("--workers", type=int, default=2)
     w.add_argument("--search-workers", type=int, default=1, help=SEARCH_WORKERS_HELP)
@@ -416,6 +433,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_serve(args)
     if args.command == "worker":
         return cmd_worker(args)
+    if args.command == "api":
+        return cmd_api(args)
     if args.command == "openapi":
         return cmd_openapi(args)
     if hasattr(args, "func"):

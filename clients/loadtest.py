@@ -8,7 +8,13 @@ listed the mover's next legal moves (a compound turn).  With ``--turns stream`` 
 holds its event stream with ``legal_moves=true``, as a browser table would, and moves when a
 ``legal_moves`` frame tells it its turn has come: no request but the move itself (it also prints how
 long the turn's notice took, from the previous move's answer to the frame).  A finished match is
-replaced by a new one, so N matches stay in play.  ``--idle`` first creates that many extra live matches that just sit
+replaced by a new one, so N matches stay in play.
+
+The tables start out of step, as a server's tables are: each table leaves (aborts) its first match after a
+random number of moves, 1 to ``--spread`` (100; 0 starts every table in step).  Tables that start
+together on a server that serves its requests first come first served move at the same pace, so they
+stay in step for the whole run: they then finish and create their matches in bursts (a Super-Blatt match
+is ~67 moves), a load no crowd of people makes.  ``--idle`` first creates that many extra live matches that just sit
 there, to show a move's cost does not grow with the number of live matches.  Traffic goes
 only to the given URLs (loopback by default) and stops after ``--duration`` seconds; with
 several ``--url`` (API hosts against one store), match i is played through URL i mod n.
@@ -22,6 +28,7 @@ fired (the timeout event's ``at`` minus its ``deadline``); they are aborted at t
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import multiprocessing as mp
 import os
@@ -113,27 +120,38 @@ def create(conn: Conn, game: str, players: int, seed: int, clock: dict | None) -
 
 
 def new_match(conn: Conn, game: str, players: int, seed: int,
-              clock: dict | None = None) -> tuple[str, dict[int, str], list[int]]:
+              clock: dict | None = None) -> tuple[str, dict[int, str], list[int], str]:
+    """A match of named seats: its id, the seats' tokens, who is to act, the host token."""
     status, created = create(conn, game, players, seed, clock)
     if status != 201:
         raise RuntimeError(f"create failed: {status} {created}")
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
     _, snap = conn.call("GET", f"/matches/{created['id']}", token=tokens[0])
-    return created["id"], tokens, snap["to_act"]
+    return created["id"], tokens, snap["to_act"], created["host_token"]
 
 
-def mover(url: str, game: str, players: int, deadline: float, seed: int, out: list, clock: dict | None = None) -> None:
+SPREAD = 100
+
+
+def mover(url: str, game: str, players: int, deadline: float, seed: int, out: list, clock: dict | None = None,
+          spread: int = SPREAD) -> None:
     """One table: each seat a player with a connection of its own, as each person's own client would have."""
     conns = [Conn(url) for _ in range(players)]
     rng = random.Random(seed)
     lat: list[float] = []
     errors = finished = 0
-    mid, tokens, to_act = new_match(conns[0], game, players, seed, clock)
+    mid, tokens, to_act, host = new_match(conns[0], game, players, seed, clock)
+    left = rng.randint(1, spread) if spread else 0  # moves before the first match is left (the module's docstring)
     follow_up: dict | None = None  # the mover's next legal moves, from a move's answer
     while time.monotonic() < deadline:
+        if left == 1 and to_act:
+            conns[0].call("DELETE", f"/matches/{mid}", token=host)
+            to_act, finished = [], finished - 1
+        left -= left > 0
         if not to_act:
             finished += 1
-            mid, tokens, to_act = new_match(conns[0], game, players, rng.randrange(1 << 30), clock)
+            mid, tokens, to_act, host = new_match(conns[0], game, players, rng.randrange(1 << 30), clock)
+            follow_up = None
             continue
         seat = to_act[0]
         conn = conns[seat]
@@ -251,7 +269,7 @@ def streamed(url: str, game: str, players: int, deadline: float, seed: int, out:
     table: dict = {"lat": [], "notice": [], "posted": {}, "errors": []}  # lists: its seats' threads append
     finished = 0
     while time.monotonic() < deadline:
-        mid, tokens, _ = new_match(conn, game, players, rng.randrange(1 << 30), clock)
+        mid, tokens, _, _ = new_match(conn, game, players, rng.randrange(1 << 30), clock)
         table["posted"] = {}
         seats = [threading.Thread(target=seat_player, args=(url, mid, tokens[s], random.Random(rng.random()),
                                                             deadline, table)) for s in range(players)]
@@ -264,11 +282,11 @@ def streamed(url: str, game: str, players: int, deadline: float, seed: int, out:
 
 
 def _process(urls: list[str], first: int, game: str, players: int, matches: int, duration: float, seed: int,
-             queue, clock: dict | None, turns: str) -> None:
+             queue, clock: dict | None, turns: str, spread: int) -> None:
     """Matches ``first`` to ``first + matches - 1`` of the run, each on its URL."""
     deadline = time.monotonic() + duration
     out: list = []
-    table = streamed if turns == "stream" else mover
+    table = streamed if turns == "stream" else functools.partial(mover, spread=spread)
     threads = [threading.Thread(target=table, args=(urls[(first + i) % len(urls)], game, players, deadline,
                                                     seed + i, out, clock))
                for i in range(matches)]
@@ -298,13 +316,14 @@ def timeout_lateness(conn: Conn, idle: list[dict], since: float, until: float) -
 
 
 def run(url: str | list[str], game: str, players: int, matches: int, duration: float, procs: int, seed: int,
-        clock: dict | None = None, timeouts: int = 0, timeout_seconds: float = 1.0, turns: str = "ask") -> dict:
+        clock: dict | None = None, timeouts: int = 0, timeout_seconds: float = 1.0, turns: str = "ask",
+        spread: int = SPREAD) -> dict:
     urls = [url] if isinstance(url, str) else url
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     shares = [matches // procs + (i < matches % procs) for i in range(procs)]
     workers = [ctx.Process(target=_process, args=(urls, sum(shares[:i]), game, players, n, duration,
-                                                  seed + 1000 * i, queue, clock, turns))
+                                                  seed + 1000 * i, queue, clock, turns, spread))
                for i, n in enumerate(shares) if n]
     conn = Conn(urls[0])
     idle_clock = {"move_seconds": timeout_seconds, "on_timeout": "default"}
@@ -354,6 +373,9 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout-seconds", type=float, default=1.0, help="their move_seconds")
     p.add_argument("--turns", choices=("ask", "stream"), default="ask",
                    help="how a seat learns its legal moves: ask (GET legal-moves) or stream (its event stream)")
+    p.add_argument("--spread", type=int, default=SPREAD,
+                   help="each table leaves its first match after 1 to this many moves, so tables run out of "
+                        "step (0: all start in step)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=main)
 
@@ -369,7 +391,7 @@ def main(args) -> int:
         create_idle(urls[0], args.game, args.players, args.idle)
         print(f"created {args.idle} idle live matches in {time.monotonic() - t0:.1f} s")
     r = run(urls, args.game, args.players, args.matches, args.duration, args.procs, args.seed, args.clock,
-            args.timeouts, args.timeout_seconds, args.turns)
+            args.timeouts, args.timeout_seconds, args.turns, args.spread)
     if args.json:
         print(json.dumps(r))
     else:

@@ -36,6 +36,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def stop_processes(procs: list, timeout: float = 10.0) -> None:
+    """SIGTERM forked children (multiprocessing's), then SIGKILL those still alive after ``timeout`` seconds."""
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join()
+
+
+def name_process(name: str) -> None:
+    """Name this process as ``ps -o comm`` and /proc/<pid>/comm show it (15 bytes): a forked child otherwise
+    shows its parent's name (``referee-front``, ``referee-app-0``, ``referee-worker``...)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(15, name.encode()[:15])  # PR_SET_NAME
+    except (OSError, AttributeError):
+        pass
+
+
 def die_with_parent(parent: int | None = None) -> None:
     """Ask Linux to SIGTERM this process when its parent dies, so Ctrl-C or a crash leaves no orphan.
 

@@ -1,21 +1,22 @@
-"""The front that ``referee serve`` runs under granian: waiting requests wait on an event loop, the rest is Flask.
+"""The front: every connection of a host in one process; Flask's work in app processes, first come first served.
 
-Flask stays the application: every route, schema, error, header (CORS included) and the OpenAPI
-document live there.  This front recognises the two waiting variants of its routes,
+``referee serve`` and ``referee api`` run one front (this module's ``main``) and ``--processes`` app
+processes (service/pool.py).  The front speaks HTTP/1.1 (service/http1.py) on an event loop and does three
+things:
 
-- a long-poll, ``GET /matches/{id}?since=V&wait=S`` with S > 0, and
-- an event stream, ``GET /matches/{id}/events`` with ``Accept: text/event-stream``,
+- every request Flask must answer goes into the one queue of service/pool.py and, in arrival order, to the
+  first app process that is free, and its answer back to the client;
+- a long-poll, ``GET /matches/{id}?since=V&wait=S`` with S > 0, is asked of Flask once (validation, tokens,
+  errors: the same code as any request); while the match stays at or below ``since`` that answer stays true,
+  so the front holds the request on the event loop, not in an app process, until the match's next commit,
+  and asks Flask again once it moved;
+- an event stream, ``GET /matches/{id}/events`` with ``Accept: text/event-stream``, is opened by Flask
+  (tickets, leases, limits) and then held here: catch-up pages read on this loop's Redis client, a
+  heartbeat from one task for all streams, and the next page at every commit of its match.
 
-asks Flask once for them (validation, tokens, tickets, errors: the same code as any request),
-then holds them on the event loop, not on a thread, until the match's next commit: every commit
-publishes on ``ref:{m:<id>}:notify`` and the process's one :class:`Hub` connection wakes the
-waiters of that match.  Every other request runs Flask right in the event loop.
-
-Why RSGI (granian's own interface) and Flask in the loop: a request's Redis round trips are
-sub-millisecond, and handing each request to a thread pool and back cost more CPU (GIL handoffs,
-wake-ups) than those round trips stall the loop; RSGI answers with one call where ASGI needs a
-receive and two sends, each waking granian's runtime.  Measured figures are in the README.  Other
-servers serve the plain Flask app (``service.app:create_app``), where a wait holds a thread.
+Every commit publishes on ``ref:{m:<id>}:notify``; the front's one :class:`Hub` connection wakes the waiters
+of that match.  So a waiting person holds no process, thread or Redis connection, and thousands can wait
+while the app processes referee.
 """
 
 from __future__ import annotations
@@ -24,30 +25,31 @@ import asyncio
 import functools
 import gc
 import heapq
-import io
 import itertools
 import logging
 import math
+import multiprocessing as mp
+import os
 import random
 import re
-import sys
-from collections.abc import Coroutine
+import shutil
+import signal
+import tempfile
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
 
 import orjson
 import redis.asyncio as aioredis
-from flask import Flask
-from granian.rsgi import ProtocolClosed
 from redis.exceptions import RedisError
 
-from service.api import HELD, PROBLEM_JSON, STREAM, sse
-from service.app import create_app as create_flask_app
+from service import pool as apps
+from service.api import problem_answer, sse
 from service.config import Settings
+from service.http1 import Exchange, Request, Server
 from service.problems import Problem
 from service.referee import Stream
-from service.store import PAGE, match_key, notify_channel
+from service.store import PAGE, match_key, notify_channel, streams_key
 
 log = logging.getLogger("referee.front")
 
@@ -74,38 +76,37 @@ class Waiter:
 
 @dataclass(eq=False, slots=True)
 class Beat:
-    """An open stream as its process's :class:`Beats` see it.  The stream drops its transport when it ends:
-    granian ends a streamed answer only once nothing holds its transport."""
+    """An open stream as the front's :class:`Beats` see it; the stream drops its exchange when it ends."""
 
-    transport: object | None
+    exchange: Exchange | None
     waiter: Waiter
     stream: Stream
 
 
 class Beats:
-    """A process's heartbeats: one task sends every open stream its comment line each heartbeat, and renews
+    """The front's heartbeats: one task sends every open stream its comment line each heartbeat, and renews
     the leases of the seats' streams among them in one pipeline.
 
     A stream's own task then only waits for commits.  When each stream armed a timer of its own every
-    heartbeat, 10,000 idle streams cost the four API processes about 9 % of a core, and their timers,
-    young when the collector looked, made its passes walk them while requests waited.
+    heartbeat, 10,000 idle streams cost the API about 9 % of a core, and their timers, young when the
+    collector looked, made its passes walk them while requests waited.
     """
 
     def __init__(self, heartbeat: float, redis) -> None:
         self.heartbeat = heartbeat
         # a heartbeat may come this much late; short ticks send few at a time (10,000 streams: ~70 per tick
-        # per process), so requests between them do not wait behind a burst
+        # here), so requests between them do not wait behind a burst
         self.tick = min(0.1, heartbeat / 10)
         self.redis = redis
         self.due: list[tuple[float, int, Beat]] = []  # a heap: (when, order, beat)
         self.order = itertools.count()
         self.task: asyncio.Task | None = None
 
-    def add(self, transport, waiter: Waiter, stream: Stream) -> Beat:
-        """Beat for a stream until it drops its transport (or a heartbeat fails).  The first beat falls at a
+    def add(self, exchange: Exchange, waiter: Waiter, stream: Stream) -> Beat:
+        """Beat for a stream until it drops its exchange (or a heartbeat fails).  The first beat falls at a
         random point of the interval: streams opened together (a crowd arriving, every client reconnecting
         after a restart) then beat at spread times, not in one burst."""
-        beat = Beat(transport, waiter, stream)
+        beat = Beat(exchange, waiter, stream)
         first = asyncio.get_running_loop().time() + self.heartbeat * random.uniform(0.1, 1.0)
         heapq.heappush(self.due, (first, next(self.order), beat))
         if self.task is None:
@@ -119,14 +120,11 @@ class Beats:
             now, beating = loop.time(), []
             while self.due and self.due[0][0] <= now:
                 beat = heapq.heappop(self.due)[2]
-                if beat.transport is not None:
+                if beat.exchange is not None:
                     beating.append(beat)
             for beat in beating:
-                try:  # not awaited in turn: a client that stopped reading holds up only its own heartbeat
-                    sent = asyncio.ensure_future(beat.transport.send_bytes(sse.HEARTBEAT))
-                except Exception:  # refused at once (closed under it): that stream ends, the others beat on
-                    self._end(beat.waiter)
-                    continue
+                # not awaited in turn: a client that stopped reading holds up only its own heartbeat
+                sent = asyncio.ensure_future(beat.exchange.send(sse.HEARTBEAT))
                 sent.add_done_callback(functools.partial(self._sent, beat.waiter))
                 heapq.heappush(self.due, (now + self.heartbeat, next(self.order), beat))
             seats = [beat.stream for beat in beating if beat.stream.holder is not None]
@@ -152,7 +150,7 @@ class Beats:
 
 
 class Hub:
-    """A process's watch on commits: one pub/sub connection, SUBSCRIBEd to the matches that have waiters.
+    """The front's watch on commits: one pub/sub connection, SUBSCRIBEd to the matches that have waiters.
 
     A waiter subscribes (confirmed by the server) before it re-checks its match, so no commit
     after that re-check goes unnoticed.  Pub/sub delivers at most once, so every heartbeat the
@@ -217,9 +215,14 @@ class Hub:
 
     async def page(self, keys: list[str], args: list) -> list | None:
         """``Store.page``'s read on this loop's client: a stream catching up does not block the loop
-        (and the requests it runs) while Redis answers."""
+        (and the requests it hands on) while Redis answers."""
         async with self.reads:
             return await self.page_script(keys=keys, args=args)
+
+    async def close_stream(self, stream: Stream) -> None:
+        """``Stream.close`` on this loop's client: the stream no longer counts against its token's limit."""
+        if stream.holder is not None:
+            await self.redis.zrem(streams_key(stream.match_id, stream.holder), stream.id)
 
     def _wake(self, match_id: str, version: float) -> None:
         for waiter in self.waiters.get(match_id, ()):
@@ -271,108 +274,59 @@ class Hub:
                 log.warning("re-check of watched matches failed: %s", exc)
 
 
-def wsgi_environ(scope, body: bytes) -> dict:
-    """The WSGI environ of an RSGI request (``scope.path`` is already percent-decoded)."""
-    host, _, port = scope.server.rpartition(":")
-    remote, _, remote_port = scope.client.rpartition(":")
-    env = {
-        "REQUEST_METHOD": scope.method,
-        "SCRIPT_NAME": "",
-        "PATH_INFO": scope.path.encode().decode("latin-1"),
-        "QUERY_STRING": scope.query_string,
-        "SERVER_NAME": host or "localhost",
-        "SERVER_PORT": port or "80",
-        "SERVER_PROTOCOL": f"HTTP/{scope.http_version}",
-        "REMOTE_ADDR": remote,
-        "REMOTE_PORT": remote_port,
-        "wsgi.version": (1, 0),
-        "wsgi.url_scheme": scope.scheme,
-        "wsgi.input": io.BytesIO(body),
-        "wsgi.errors": sys.stderr,
-        "wsgi.multithread": False,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-    }
-    for raw_name, value in scope.headers.items():
-        name = raw_name.upper().replace("-", "_")
-        if name not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
-            name = "HTTP_" + name
-        env[name] = f"{env[name]},{value}" if name in env else value
-    env["wsgi.input_terminated"] = True  # the body is read whole (werkzeug reads a chunked one only then)
-    return env
-
-
-def call_wsgi(app: Flask, env: dict) -> tuple[int, Headers, bytes]:
-    started: list = []
-    result = app(env, lambda status, headers, exc_info=None: started.extend((status, headers)))
-    try:
-        body = b"".join(result)
-    finally:
-        if hasattr(result, "close"):
-            result.close()
-    status, headers = started[-2:]
-    return int(status[:3]), headers, body
-
-
 def cors_headers(headers: Headers) -> Headers:
     return [(k, v) for k, v in headers if k.lower().startswith("access-control-") or k.lower() == "vary"]
 
 
+def problem(code: str, detail: str, headers: Headers = (),
+            retry_after: int | None = None) -> tuple[int, Headers, bytes]:
+    """A problem answer of the front's own (CORS headers kept from Flask's answer, when there was one)."""
+    status, more, body = problem_answer(Problem(code, detail, retry_after=retry_after))
+    return status, [*more, *cors_headers(list(headers))], body
+
+
+def refusal(status: int, detail: str) -> bytes:
+    """The body of a request the HTTP layer could not read (service/http1.py)."""
+    code = {400: "malformed_request", 414: "target_too_long", 431: "headers_too_large"}[status]
+    return problem_answer(Problem(code, detail))[2]
+
+
 class Front:
-    """The RSGI application (see the module's docstring)."""
+    """The handler of every request (see the module's docstring)."""
 
-    def __init__(self, app: Flask, settings: Settings) -> None:
-        self.app = app
+    def __init__(self, settings: Settings, pool: apps.Pool) -> None:
         self.settings = settings
-        self.referee = app.extensions["referee"]
-        self.hub: Hub | None = None  # made on the event loop, at the first wait
+        self.pool = pool
+        self.hub: Hub | None = None  # made at the first wait
+        self.held: set[asyncio.Task] = set()  # the tasks of held requests (the loop keeps only weak references)
 
-    async def __rsgi__(self, scope, proto) -> None:
-        if scope.proto != "http":
-            return
-        try:
-            held = await self._http(scope, proto)
-            if held is not None:  # awaited here, so that nothing of _http's stays alive while it waits
-                await held
-        except Exception:
-            # a defect of the front itself: logged with its traceback, answered as the API's own 500
-            # (granian refuses a second answer when one has started: that error is ignored)
-            log.exception("%s %s failed", scope.method, scope.path)
-            problem = Problem("internal", "Internal error; it has been logged.")
-            with suppress(Exception):
-                proto.response_bytes(problem.status, [("content-type", PROBLEM_JSON)],
-                                     orjson.dumps(problem.as_dict()))
+    def handle(self, request: Request, exchange: Exchange) -> None:
+        if request.method == "GET":
+            if EVENTS.match(request.path) and "text/event-stream" in (request.header("accept") or ""):
+                return self._hold(self._stream(request, exchange))
+            if (found := LONG_POLL.match(request.path)) and (poll := long_poll_args(request.query)):
+                return self._hold(self._long_poll(request, exchange, found.group(1), *poll))
+        self.pool.submit(apps.request_frame(request), functools.partial(self._answer, exchange))
 
-    async def _http(self, scope, proto) -> Coroutine | None:
-        """Answer the request, or return the coroutine that holds it (a long-poll, an event stream)."""
-        body = await self._body(scope, proto)
-        env = wsgi_environ(scope, body)
-        if len(body) > self.settings.max_body:  # cut short (a chunked one has no length): Flask refuses it, 413
-            env.pop("HTTP_TRANSFER_ENCODING", None)
-            env["CONTENT_LENGTH"] = str(len(body))
-        if scope.method == "GET":
-            if EVENTS.match(scope.path) and "text/event-stream" in env.get("HTTP_ACCEPT", ""):
-                return self._stream(env, proto)
-            if (found := LONG_POLL.match(scope.path)) and (poll := self._long_poll_args(env)):
-                return self._long_poll(env, proto, found.group(1), *poll)
-        proto.response_bytes(*call_wsgi(self.app, env))
-        return None
+    def _answer(self, exchange: Exchange, answer: apps.Answer | None) -> None:
+        exchange.respond(*(answer[:3] if answer is not None else self._lost()))
 
-    async def _body(self, scope, proto) -> bytes:
-        """The request body, read whole in one call when its length is declared and accepted; a longer one is
-        not read (Flask answers 413 from its length); a chunked one is read up to just past the limit."""
-        length, limit = scope.headers.get("content-length"), self.settings.max_body
-        if length is not None and length.isdigit():
-            return await proto() if 0 < int(length) <= limit else b""
-        if "transfer-encoding" not in scope.headers:
-            return b""
-        chunks, size = [], 0
-        async for chunk in proto:
-            size += len(chunk)
-            chunks.append(chunk)
-            if size > limit:
-                break
-        return b"".join(chunks)
+    def _lost(self) -> tuple[int, Headers, bytes]:
+        """No answer: the app process died with the request, or none came up in time."""
+        if self.pool.links:
+            return problem("internal", "The server failed on this request; it was logged.")
+        return problem("unavailable", "The server is starting or restarting; retry shortly.",
+                       retry_after=self.settings.retry_after)
+
+    def _hold(self, coro) -> None:
+        task = asyncio.ensure_future(coro)
+        self.held.add(task)
+        task.add_done_callback(self._held_done)
+
+    def _held_done(self, task: asyncio.Task) -> None:
+        self.held.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a held request failed", exc_info=task.exception())
 
     def _hub(self) -> Hub:
         if self.hub is None:
@@ -380,39 +334,25 @@ class Front:
             self.hub = Hub(s.redis_url, s.heartbeat, s.redis_timeout, s.redis_cluster)
         return self.hub
 
-    @staticmethod
-    def _unavailable(proto, headers: Headers) -> None:
-        problem = Problem("redis_unavailable", "The store is unreachable; retry shortly.", retry_after=1)
-        proto.response_bytes(problem.status, [("content-type", PROBLEM_JSON), ("retry-after", "1"),
-                                              *cors_headers(headers)], orjson.dumps(problem.as_dict()))
+    async def _ask(self, request: Request, mode: int) -> apps.Answer | tuple[int, Headers, bytes, None]:
+        answer = await self.pool.call(apps.request_frame(request, mode))
+        return answer if answer is not None else (*self._lost(), None)
 
     # -- long-poll --------------------------------------------------------------------------
-    @staticmethod
-    def _long_poll_args(env: dict) -> tuple[int, float] | None:
-        """(since, wait) of a long-poll that must wait; None for anything Flask answers at once (or refuses)."""
-        query = parse_qs(env["QUERY_STRING"])
-        try:
-            since, wait = int(query["since"][-1]), float(query["wait"][-1])
-        except (KeyError, ValueError):
-            return None
-        return (since, wait) if wait > 0 else None
-
-    async def _long_poll(self, env: dict, proto, match_id: str, since: int, wait: float) -> None:
+    async def _long_poll(self, request: Request, exchange: Exchange, match_id: str, since: int, wait: float) -> None:
         """Flask answers once; while the match stays at or below ``since`` that answer stays true, so
         the re-checks only read the version (no view is built) and Flask answers again once it moved."""
-        env[HELD] = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(wait, self.settings.max_wait)  # Flask refuses a wait out of range
-        answer = call_wsgi(self.app, env)
+        answer = await self._ask(request, apps.HELD)
         if answer[0] == 200 and orjson.loads(answer[2])["version"] <= since:
             try:
                 hub = self._hub()
                 async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
-                    while True:
+                    while not exchange.gone:
                         waiter.event.clear()  # before the re-check: a commit during the read sets it again
                         if await hub.version(match_id) > since:
-                            env["wsgi.input"].seek(0)
-                            answer = call_wsgi(self.app, env)
+                            answer = await self._ask(request, apps.HELD)
                             break
                         left = deadline - loop.time()
                         if left <= 0:
@@ -422,38 +362,42 @@ class Front:
                                 await waiter.event.wait()
             except (RedisError, OSError, TimeoutError) as exc:
                 log.warning("long-poll answered 503: %r", exc)
-                return self._unavailable(proto, answer[1])
-        proto.response_bytes(*answer)
+                answer = (*self._unavailable(answer[1]), None)
+        exchange.respond(*answer[:3])
+
+    def _unavailable(self, headers: Headers) -> tuple[int, Headers, bytes]:
+        return problem("redis_unavailable", "The store is unreachable; retry shortly.", headers, retry_after=1)
 
     # -- event stream -----------------------------------------------------------------------
-    async def _stream(self, env: dict, proto) -> None:
-        front: dict = {}
-        env[STREAM] = front
-        status, headers, body = call_wsgi(self.app, env)
-        if status != 200 or "stream" not in front:
-            return proto.response_bytes(status, headers, body)
-        # a stream may be held for hours, 10,000 at a time: it keeps its CORS headers, not the WSGI environ and
+    async def _stream(self, request: Request, exchange: Exchange) -> None:
+        status, headers, body, held = await self._ask(request, apps.STREAM)
+        if status != 200 or held is None:
+            return exchange.respond(status, headers, body)
+        # a stream may be held for hours, 10,000 at a time: it keeps its CORS headers, not the request and
         # Flask's answer (fewer objects for every full pass of the collector to walk)
-        del env, body
+        del request, body
         headers = cors_headers(headers)
-        stream, after = front["stream"], front["after"]
-        deadline = asyncio.get_running_loop().time() + front["seconds"]
-        transport = hang_up = beat = None
+        after, seconds = held.pop("after"), held.pop("seconds")
+        stream = Stream(store=None, **held)
+        deadline = asyncio.get_running_loop().time() + seconds
+        started = beat = None
         hub = self._hub()
         try:
             async with hub.watch(stream.match_id, -1) as waiter:
-                transport = proto.response_stream(200, [
-                    ("content-type", "text/event-stream; charset=utf-8"), *sse.HEADERS.items(), *headers])
-                hang_up = asyncio.ensure_future(self._hang_up(proto, waiter))
-                await transport.send_bytes(sse.RETRY)
-                beat = hub.beats.add(transport, waiter, stream)
+                await exchange.turn()
+                exchange.on_gone.append(functools.partial(Beats._end, waiter))  # a hang-up wakes it
+                exchange.start(200, [("content-type", "text/event-stream; charset=utf-8"), *sse.HEADERS.items(),
+                                     *headers])
+                started = True
+                await exchange.send(sse.RETRY)
+                beat = hub.beats.add(exchange, waiter, stream)
                 try:
                     async with asyncio.timeout_at(deadline) as lifetime:  # one timer for the stream's life
                         while not waiter.gone:  # a commit, a hang-up (or a failed heartbeat) wakes it
                             waiter.event.clear()
                             frames, after, waiter.seen, over = await sse.catch_up_async(hub.page, stream, after)
                             if frames:
-                                await transport.send_bytes(frames)
+                                await exchange.send(frames)
                             if over:
                                 return
                             await waiter.event.wait()
@@ -461,43 +405,102 @@ class Front:
                     if not lifetime.expired():
                         raise
         except (RedisError, OSError, TimeoutError) as exc:
-            if transport is None:  # nothing sent yet: answer 503
+            if not started:  # nothing sent yet: answer 503
                 log.warning("event stream answered 503: %r", exc)
-                return self._unavailable(proto, headers)
-            log.warning("event stream ended early (the client resumes): %s", exc)
-        except ProtocolClosed:  # the client hung up while a frame or heartbeat was on its way: the usual end
-            log.debug("event stream of %s closed by its client", stream.match_id)
+                return exchange.respond(*self._unavailable(headers))
+            if not exchange.gone:
+                log.warning("event stream ended early (the client resumes): %s", exc)
         except Exception as exc:  # the match expired while the stream was open
-            if transport is None:
+            if not started:
                 raise
             log.warning("event stream ended: %r", exc, exc_info=True)
         finally:
-            if hang_up is not None:
-                hang_up.cancel()
             if beat is not None:
-                beat.transport = None  # no more heartbeats, and granian may end the answer
-            with suppress(Exception):
-                stream.close()
-
-    @staticmethod
-    async def _hang_up(proto, waiter: Waiter) -> None:
-        await proto.client_disconnect()
-        waiter.gone = True
-        waiter.event.set()
+                beat.exchange = None  # no more heartbeats
+            if started:
+                exchange.end()
+            with suppress(RedisError, OSError):
+                await hub.close_stream(stream)
 
 
-def create_app() -> Front:
-    """The RSGI application (``granian --interface rsgi --factory service.front:create_app``)."""
+def long_poll_args(query: str) -> tuple[int, float] | None:
+    """(since, wait) of a long-poll that must wait; None for anything Flask answers at once (or refuses)."""
+    found = parse_qs(query)
+    try:
+        since, wait = int(found["since"][-1]), float(found["wait"][-1])
+    except (KeyError, ValueError):
+        return None
+    return (since, wait) if wait > 0 else None
+
+
+async def run(host: str, port: int, path: str, settings: Settings) -> None:
+    with suppress(FileNotFoundError):  # a front that died left its socket
+        os.unlink(path)
+    pool = apps.Pool(path)
+    await pool.start()
+    front = Front(settings, pool)
+    server = Server(front.handle, settings.max_body, settings.keep_alive, refusal)
+    await server.listen(host, port)
+    await asyncio.Event().wait()  # until SIGTERM
+
+
+def main(host: str, port: int, path: str, parent: int) -> None:
+    """The front, as ``referee serve`` and ``referee api`` fork it."""
+    import uvloop
+
+    from service.embedded import die_with_parent, name_process
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(parent)
+    name_process("referee-front")
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
-    front = Front(create_flask_app(settings), settings)
-    # what is made at start (Flask, the schemas, the games: ~95,000 objects) lives as long as the process:
-    # out of the collector's reach, a full collection no longer walks it while requests wait (45-50 ms
-    # each before, every 10-20 s under load)
+    # what is made at start lives as long as the process: out of the collector's reach.  A full collection
+    # walks every held request (10,000 streams: ~130,000 objects, 65-190 ms with the loop stopped) and finds
+    # next to nothing to free: it waits for 100 collections of the middle generation instead of 10
+    # (README, "Thousands of watchers")
     gc.collect()
     gc.freeze()
-    # a full collection walks every held request (10,000 streams: ~130,000 objects per process, 65-190 ms with
-    # the loop stopped) and finds next to nothing to free (6-180 objects, logged under load): it waits for 100
-    # collections of the middle generation instead of 10 (README, "Thousands of watchers")
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
-    return front
+    uvloop.run(run(host, port, path, settings))
+
+
+class ApiProcesses:
+    """The front and its app processes, as ``referee serve`` and ``referee api`` run them: forked from the
+    caller, each restarted when it dies (``replace_dead``, called from the caller's loop).  The app processes
+    reach the front on a Unix socket in a folder only this user may enter."""
+
+    def __init__(self, host: str, port: int, processes: int) -> None:
+        self.host, self.port = host, port
+        self.dir = tempfile.mkdtemp(prefix="referee-api-")  # mode 0700
+        self.path = os.path.join(self.dir, "apps.sock")
+        self.parent = os.getpid()
+        self.front = self._spawn(main, (host, port, self.path, self.parent), "referee-front")
+        self.apps = [self._spawn(apps.main, (self.path, self.parent, f"referee-app-{i}"), f"referee-app-{i}")
+                     for i in range(processes)]
+
+    @staticmethod
+    def _spawn(target, args: tuple, name: str) -> mp.Process:
+        proc = mp.get_context("fork").Process(target=target, args=args, name=name)
+        proc.start()
+        return proc
+
+    @property
+    def processes(self) -> list[mp.Process]:
+        return [self.front, *self.apps]
+
+    def replace_dead(self) -> None:
+        if not self.front.is_alive():
+            log.warning("the front exited (%s); restarting it", self.front.exitcode)
+            self.front = self._spawn(main, (self.host, self.port, self.path, self.parent), "referee-front")
+        for i, proc in enumerate(self.apps):
+            if not proc.is_alive():
+                log.warning("%s exited (%s); restarting it", proc.name, proc.exitcode)
+                self.apps[i] = self._spawn(apps.main, (self.path, self.parent, proc.name), proc.name)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        from service.embedded import stop_processes
+
+        stop_processes(self.processes, timeout)
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -19,7 +19,7 @@ from rq.serializers import JSONSerializer
 
 from service.config import Settings
 from service.connections import connect
-from service.embedded import die_with_parent
+from service.embedded import die_with_parent, name_process, stop_processes
 
 log = logging.getLogger("referee.workers")
 
@@ -62,6 +62,7 @@ def _work(index: int, search: bool, parent: int) -> None:
     when it has no search turn to play (a main worker never takes a search turn)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
     die_with_parent(parent)
+    name_process(f"referee-{'search' if search else 'worker'}")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
@@ -76,6 +77,7 @@ def _sweep_forever(interval: float, parent: int) -> None:
     """One sweeper per host; a lock on the queue's server makes hosts take turns rather than sweep at once."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
     die_with_parent(parent)
+    name_process("referee-sweeper")
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from service.referee import Referee
     from workers.jobs import sweep
@@ -120,18 +122,6 @@ def replace_dead(procs: list[mp.Process], count: int, search: int = 1) -> None:
         if not p.is_alive():
             log.warning("%s exited (%s); restarting", p.name, p.exitcode)
             procs[i] = _spawn(i, count, search)
-
-
-def stop_processes(procs: list[mp.Process], timeout: float = 10.0) -> None:
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + timeout
-    for p in procs:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join()
 
 
 def run_workers(count: int, search: int = 1) -> None:

@@ -279,14 +279,20 @@ class Blueprint(_Blueprint):
         return decorator
 
 
+#: what any request may be answered, whatever its route
+EVERY_ROUTE = ("malformed_request", "target_too_long", "headers_too_large", "internal", "unavailable")
+
+
 def problems(blp: Blueprint, *codes: str) -> Callable:
     """Document the error answers a route can give, grouped by HTTP status, codes listed.
 
     ``invalid_body`` is a 400 (not JSON) or a 422 (not the expected shape); any route may fail
-    with ``internal``, which the tests make sure never happens.
+    with ``internal``, which the tests make sure never happens, with ``unavailable`` while the server
+    (re)starts its app processes, and with the refusals of a request the front cannot read as HTTP/1.1
+    (service/front.py, service/http1.py).
     """
     by_status: dict[int, list[str]] = defaultdict(list)
-    for code in (*codes, "internal"):
+    for code in (*codes, *EVERY_ROUTE):
         by_status[CODES[code][0]].append(code)
     if "invalid_body" in codes:
         by_status[422].insert(0, "invalid_body")

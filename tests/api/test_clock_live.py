@@ -155,9 +155,9 @@ def test_a_worker_killed_while_a_deadline_is_pending_still_times_the_seat_out(lo
     ref = Referee(lone_server.url)
     m = ref.create_match("super_blatt", 2, humans(2), options={"first_seat": 0},
                          clock={"move_seconds": 2, "on_timeout": "forfeit"})
-    # the worker processes (and the scheduler each forks) die at once; granian's API processes stay
+    # the worker processes (and the scheduler each forks) die at once; the API's processes stay
     api = {p for p in children(lone_server.proc.pid)
-           if "granian" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")}
+           if Path(f"/proc/{p}/comm").read_text(errors="replace").startswith(("referee-front", "referee-app"))}
     killed = []
     for pid in children(lone_server.proc.pid):
         if pid not in api:

@@ -127,9 +127,8 @@ def test_two_api_hosts_two_worker_hosts_survive_losing_one_of_each(network):
            "REFEREE_QUEUE_URL": f"redis://:{password}@{redis_host}:6380/0",
            "REFEREE_JOB_TIMEOUT": "3", "REFEREE_SWEEP_AFTER": "1"}
     for host in ("api1", "api2"):
-        procs.append(net.start(host, [sys.executable, "-m", "granian", "--interface", "wsgi", "--factory",
-                                      "service.app:create_app", "--host", net.addr(host), "--port", "8000",
-                                      "--workers", "1", "--blocking-threads", "8", "--log-level", "error"], env))
+        procs.append(net.start(host, [sys.executable, "-m", "clients.cli", "api", "--host", net.addr(host),
+                                      "--port", "8000", "--processes", "2"], env, stdout=subprocess.DEVNULL))
     for host in ("worker1", "worker2"):
         procs.append(net.start(host, [sys.executable, "-m", "clients.cli", "worker", "--workers", "2"], env,
                                stdout=subprocess.DEVNULL))

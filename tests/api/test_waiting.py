@@ -333,28 +333,57 @@ def test_blocking_reads_are_sliced_below_the_socket_timeout(redis_client):
     assert 1.4 < time.monotonic() - t0 < 5
 
 
-class RsgiHeaders(dict):
-    def items(self):
-        return list(super().items())
+class InlinePool:
+    """The app processes, in this process: each request frame is answered by the test app at once."""
+
+    links = [object()]
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    def submit(self, frame: bytes, done) -> None:
+        done(self._answer(frame))
+
+    async def call(self, frame: bytes):
+        return self._answer(frame)
+
+    def _answer(self, frame: bytes):
+        from service.pool import FRAME, answer
+
+        head_len = FRAME.unpack_from(frame)[0]
+        out = answer(self.app, orjson.loads(frame[8:8 + head_len]), frame[8 + head_len:])
+        head_len = FRAME.unpack_from(out)[0]
+        status, headers, stream = orjson.loads(out[8:8 + head_len])
+        return status, headers, out[8 + head_len:], stream
 
 
-class RsgiProto:
-    """granian's RSGI protocol object, as far as the front uses it; answers go to ``sent``."""
+class Exchange:
+    """service.http1.Exchange as far as the front uses it; whole answers go to ``sent``."""
 
     def __init__(self, sent: list) -> None:
-        self.sent = sent
+        self.sent, self.gone, self.on_gone, self.chunks = sent, False, [], []
 
-    def response_bytes(self, status, headers, body):
+    def respond(self, status, headers, body):
         self.sent.append((status, headers, body))
 
-    async def client_disconnect(self):
-        await asyncio.sleep(3600)
+    async def turn(self):
+        pass
+
+    def start(self, status, headers):
+        self.sent.append((status, headers, None))
+
+    async def send(self, data):
+        self.chunks.append(data)
+
+    def end(self):
+        pass
 
 
-def rsgi_scope(path: str, query: str, headers: dict | None = None):
-    return types.SimpleNamespace(proto="http", method="GET", path=path, query_string=query,
-                                 headers=RsgiHeaders(headers or {}), server="127.0.0.1:80", client="127.0.0.1:5000",
-                                 scheme="http", http_version="1.1")
+def request(path: str, query: str, headers: dict | None = None):
+    from service.http1 import Request
+
+    return Request("GET", path, query, "1.1", list((headers or {}).items()), b"", "127.0.0.1:5000", "127.0.0.1:80",
+                   True, False)
 
 
 def test_an_unreachable_redis_answers_503_from_the_front(app):
@@ -367,11 +396,13 @@ def test_an_unreachable_redis_answers_503_from_the_front(app):
     sent = []
 
     async def call(path, query, headers=None):
-        await Front(app, settings).__rsgi__(rsgi_scope(path, query, headers), RsgiProto(sent))  # one per loop
+        front = Front(settings, InlinePool(app))  # one per loop
+        front.handle(request(path, query, headers), Exchange(sent))
+        await asyncio.gather(*front.held)
 
     run_async(call(f"/matches/{mid}", "since=5&wait=1"))
     status, headers, body = sent[0]
-    assert status == 503 and ("retry-after", "1") in headers
+    assert status == 503 and ("Retry-After", "1") in headers
     assert orjson.loads(body)["code"] == "redis_unavailable"
     sent.clear()
     run_async(call(f"/matches/{mid}/events", "", {"accept": "text/event-stream"}))
@@ -408,9 +439,10 @@ def test_a_commit_during_the_long_polls_re_check_wakes_it(app):
     sent = []
 
     async def call():
-        front = Front(app, Settings.from_env())
+        front = Front(Settings.from_env(), InlinePool(app))
         front.hub = Hub()
-        await front.__rsgi__(rsgi_scope(f"/matches/{mid}", f"since={version}&wait=5"), RsgiProto(sent))
+        front.handle(request(f"/matches/{mid}", f"since={version}&wait=5"), Exchange(sent))
+        await asyncio.gather(*front.held)
 
     t0 = time.monotonic()
     run_async(call())
@@ -496,21 +528,19 @@ def test_a_stream_held_longer_than_its_first_lease_still_counts_against_the_limi
 
 
 def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others():
-    """The front's heartbeat task serves every stream of its process: a transport that refuses at once (one
-    closed under it) or later ends only its own stream, and the others keep their heartbeats."""
+    """The front's heartbeat task serves every stream: a client whose heartbeat fails at once (closed under it)
+    or later ends only its own stream, and the others keep their heartbeats."""
     from service.front import Beats, Waiter
 
-    class Transport:
+    class Transport:  # an exchange's send, as far as the heartbeats use it
         def __init__(self, refuse: str | None) -> None:
             self.refuse, self.sent = refuse, 0
 
-        def send_bytes(self, data: bytes):
+        async def send(self, data: bytes) -> None:
             if self.refuse == "at once":
                 raise ConnectionResetError("closed")
             self.sent += 1
-            return self._send()
-
-        async def _send(self) -> None:
+            await asyncio.sleep(0)
             if self.refuse == "later":
                 raise ConnectionResetError("closed")
 

@@ -1,7 +1,8 @@
 """Faults injected into a real `referee serve` on loopback, bounded in time: the embedded Valkey
-SIGKILLed mid-match, workers SIGKILLed during bot matches, the whole service SIGKILLed and started
-again on its data.  Nothing acknowledged is lost, every match finishes, and no answer is a 5xx
-other than 503 ``redis_unavailable``.  Also: a taken port is refused, the embedded server asks for
+SIGKILLed mid-match, workers SIGKILLed during bot matches, the front and the app processes SIGKILLed
+mid-match, the whole service SIGKILLed and started again on its data.  Nothing acknowledged is lost,
+every match finishes, and no answer is a 5xx other than 503 ``redis_unavailable`` (and, for a request
+whose app process was killed under it, 500 ``internal``).  Also: a taken port is refused, the embedded server asks for
 a password kept in a private file and listens on loopback only."""
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ def sigkill(pid: int) -> bool:
     return True
 
 
-def serve(data: Path, port: int, workers: int = 2, wait: bool = True) -> subprocess.Popen:
+def serve(data: Path, port: int, workers: int = 2, wait: bool = True, processes: int = 1) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | ENV | {"PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--workers",
-                             str(workers), "--processes", "1", "--data", str(data)],
+                             str(workers), "--processes", str(processes), "--data", str(data)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if wait:
         wait_for(lambda: proc.poll() is not None or _ready(port), timeout=30)
@@ -66,10 +67,23 @@ def valkey_pid(proc: subprocess.Popen) -> int:
     return next(p for p in descendants(proc.pid) if "valkey-server" in cmdline(p))
 
 
-def worker_pids(proc: subprocess.Popen) -> list[int]:
-    """The forked workers and sweeper: `referee serve`'s children that are not granian or Valkey."""
+def named(proc: subprocess.Popen, prefix: str) -> list[int]:
+    """`referee serve`'s children of that name (``referee-front``, ``referee-app-0``...)."""
     kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
-    return [int(p) for p in kids if cmdline(int(p)) == cmdline(proc.pid)]
+    return [int(p) for p in kids if comm(int(p)).startswith(prefix)]
+
+
+def worker_pids(proc: subprocess.Popen) -> list[int]:
+    """The forked workers and sweeper (named so by `referee serve`; the front and app processes are not)."""
+    kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    return [int(p) for p in kids if comm(int(p)).startswith(("referee-worker", "referee-search", "referee-sweeper"))]
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def shutdown(proc: subprocess.Popen) -> None:
@@ -90,8 +104,9 @@ class Table:
     """Humans at one match who play the first legal move, each move under an Idempotency-Key and
     retried until answered; every status is counted and every acknowledged move kept."""
 
-    def __init__(self, url: str, game: str = "super_blatt", players: int = 4) -> None:
-        self.url = url
+    def __init__(self, url: str, game: str = "super_blatt", players: int = 4,
+                 tolerated: tuple[str, ...] = ("redis_unavailable",)) -> None:
+        self.url, self.tolerated = url, tolerated
         body = {"game": game, "players": players, "seed": 5, "seats": [{"name": f"p{i}"} for i in range(players)]}
         m = requests.post(f"{url}/matches", json=body, timeout=10).json()
         self.id, self.tokens = m["id"], [s["token"] for s in m["seats"]]
@@ -107,8 +122,8 @@ class Table:
             return None
         self.statuses[r.status_code] += 1
         if r.status_code >= 500:
-            assert r.status_code == 503 and r.json()["code"] == "redis_unavailable", r.text
-            assert int(r.headers["Retry-After"]) >= 1
+            assert r.status_code in (500, 503) and r.json()["code"] in self.tolerated, r.text
+            assert r.status_code == 500 or int(r.headers["Retry-After"]) >= 1
         return r if r.status_code < 500 else None
 
     def move(self, deadline: float = 30.0) -> float:
@@ -245,5 +260,36 @@ def test_killed_workers_and_a_killed_service_leave_no_match_lost_or_stuck(tmp_pa
         all_finished(url, ids + ids2)
         print(f"{kills} worker SIGKILLs and 1 SIGKILL of the whole service over {len(ids + ids2)} bot matches: "
               "all finished; the human match went on")
+    finally:
+        shutdown(proc)
+
+
+def test_the_front_and_app_processes_killed_mid_match_come_back_and_lose_nothing(tmp_path):
+    """An app process SIGKILLed (with a request under way, or idle) is restarted and the front hands the
+    queue to the others meanwhile; the front SIGKILLed drops its connections, is restarted on the same port
+    and the app processes find it again.  Clients only retry (same Idempotency-Key)."""
+    data, port = tmp_path / "data", free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = serve(data, port, processes=2)
+    try:
+        table = Table(url, players=2, tolerated=("redis_unavailable", "internal", "unavailable"))
+        recoveries = []
+        for victim in ("referee-app", "referee-app", "referee-front", "referee-app", "referee-front"):
+            for _ in range(3):
+                table.move()
+            before = set(named(proc, victim))
+            assert before, victim
+            for pid in list(before)[:1]:
+                sigkill(pid)
+            killed = time.monotonic()
+            recoveries.append(table.move() - killed)
+            wait_for(lambda v=victim, b=before: len(named(proc, v)) == len(b) and set(named(proc, v)) != b,
+                     timeout=10)
+        assert max(recoveries) < 10, recoveries
+        assert set(table.statuses) <= {200, 409, 500, 503, "no connection"}, table.statuses
+        table.check_nothing_lost()
+        assert wait_for(lambda: _ready(port), timeout=10)
+        print(f"front and app processes SIGKILLed 5 times; moves acknowledged again after "
+              f"{[round(r, 2) for r in recoveries]} s; answers {dict(table.statuses)}")
     finally:
         shutdown(proc)

@@ -1,0 +1,302 @@
+"""The app processes: Flask, one request at a time each, fed first come first served by the front.
+
+The front (service/front.py) holds the connections and parses the requests; every request that Flask must
+answer waits in the front's one queue and goes, in arrival order, to the first app process that is free.
+An app process is a plain loop: read a request frame from the front's Unix socket, call the Flask app
+(service.app:create_app, hot lanes included) as any WSGI server would, write the answer frame back.
+
+Why one queue: when each process queues its own connections' requests (granian, gunicorn and uvicorn
+workers all do: a keep-alive connection stays with the process that accepted it), a request waits behind
+its own process's queue while another process may be idle, and the latency of a loaded server spreads
+by several times its median (README, Benchmarks: the tail at 64 matches).  One queue serves the oldest
+request first, whichever process frees up.
+
+Frames, both ways: two big-endian u32 (head length, body length), the head as JSON, the body's bytes.
+A request's head: [method, path, query, HTTP version, client, server, headers, mode, cut]; ``mode`` is
+``PLAIN``, ``HELD`` (a long-poll the front holds) or ``STREAM`` (an event stream the front holds).  An
+answer's head: [status, headers, stream]: ``stream`` is what the front needs to hold an event stream
+Flask opened, else None.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import gc
+import io
+import logging
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+from collections.abc import Callable
+
+import orjson
+
+from service.api import HELD as HELD_KEY
+from service.api import STREAM as STREAM_KEY
+from service.http1 import Request
+
+log = logging.getLogger("referee.pool")
+
+FRAME = struct.Struct("!II")
+PLAIN, HELD, STREAM = 0, 1, 2
+Answer = tuple[int, list, bytes, dict | None]
+Done = Callable[[Answer | None], None]  # None: the app process died with the request
+
+
+def request_frame(request: Request, mode: int = PLAIN) -> bytes:
+    head = orjson.dumps([request.method, request.path, request.query, request.version, request.client,
+                         request.server, request.headers, mode, request.cut])
+    return FRAME.pack(len(head), len(request.body)) + head + request.body
+
+
+def answer_frame(status: int, headers: list, body: bytes, stream: dict | None = None) -> bytes:
+    head = orjson.dumps([status, headers, stream])
+    return FRAME.pack(len(head), len(body)) + head + body
+
+
+# -- the front's side --------------------------------------------------------------------------------
+class Link(asyncio.Protocol):
+    """One app process, as the front sees it: at most one request under way."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self.transport: asyncio.Transport | None = None
+        self.chunks: list[bytes] = []  # the answer read so far
+        self.size = 0
+        self.need = 0  # the answer frame's whole length, once its first 8 bytes came
+        self.done: Done | None = None
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        self.pool.joined(self)
+
+    def send(self, frame: bytes, done: Done) -> None:
+        self.done = done
+        self.transport.write(frame)
+
+    def data_received(self, data: bytes) -> None:
+        self.chunks.append(data)
+        self.size += len(data)
+        if not self.need and self.size >= 8:
+            head = data if len(self.chunks) == 1 else b"".join(self.chunks)
+            self.need = 8 + sum(FRAME.unpack_from(head))
+        if not self.need or self.size < self.need:
+            return
+        frame = data if len(self.chunks) == 1 else b"".join(self.chunks)
+        self.chunks, self.size, self.need = [], 0, 0  # an app process answers one request at a time
+        head_len = FRAME.unpack_from(frame)[0]
+        status, headers, stream = orjson.loads(frame[8:8 + head_len])
+        done, self.done = self.done, None
+        self.pool.free(self)  # the next request first, so that the process is busy again at once
+        if done is not None:
+            done((status, headers, frame[8 + head_len:], stream))
+
+    def connection_lost(self, exc) -> None:
+        done, self.done = self.done, None
+        self.pool.left(self)
+        if done is not None:
+            log.error("an app process died while it answered a request")
+            done(None)
+
+
+class Pool:
+    """The front's side: app processes connect to its Unix socket; requests wait in one queue, first come
+    first served, and each goes to the first process that is free.  With no app process connected for
+    ``patience`` seconds (at start, or all of them restarting) a waiting request is given up (``None``)."""
+
+    def __init__(self, path: str, patience: float = 10.0) -> None:
+        self.path, self.patience = path, patience
+        self.links: list[Link] = []
+        self.idle: list[Link] = []  # a stack: the process that freed up last is the warmest
+        self.queue: collections.deque[tuple[bytes, Done, float]] = collections.deque()
+        self.server: asyncio.AbstractServer | None = None
+        self.watch: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        with _umask(0o077):  # only this user's processes may connect (they are handed the seats' tokens)
+            self.server = await asyncio.get_running_loop().create_unix_server(lambda: Link(self), self.path)
+        self.watch = asyncio.ensure_future(self._give_up())
+
+    def submit(self, frame: bytes, done: Done) -> None:
+        if self.idle:
+            self.idle.pop().send(frame, done)
+        else:
+            self.queue.append((frame, done, time.monotonic()))
+
+    def call(self, frame: bytes) -> asyncio.Future:
+        """``submit``, awaitable: the answer, or None."""
+        future = asyncio.get_running_loop().create_future()
+        self.submit(frame, lambda answer: future.done() or future.set_result(answer))
+        return future
+
+    def joined(self, link: Link) -> None:
+        self.links.append(link)
+        self.free(link)
+
+    def free(self, link: Link) -> None:
+        if self.queue:
+            frame, done, _ = self.queue.popleft()
+            link.send(frame, done)
+        else:
+            self.idle.append(link)
+
+    def left(self, link: Link) -> None:
+        for group in (self.links, self.idle):
+            if link in group:
+                group.remove(link)
+
+    async def _give_up(self) -> None:
+        while True:
+            await asyncio.sleep(0.5)
+            if self.links:
+                continue
+            old = time.monotonic() - self.patience
+            while self.queue and self.queue[0][2] < old:
+                self.queue.popleft()[1](None)
+
+
+class _umask:
+    def __init__(self, mask: int) -> None:
+        self.mask = mask
+
+    def __enter__(self) -> None:
+        self.old = os.umask(self.mask)
+
+    def __exit__(self, *exc) -> None:
+        os.umask(self.old)
+
+
+# -- an app process ------------------------------------------------------------------------------------
+def environ(head: list, body: bytes) -> dict:
+    """The WSGI environ of a request frame (the path is already percent-decoded, as WSGI has it)."""
+    method, path, query, version, client, server, headers, mode, cut = head
+    host, _, port = server.rpartition(":")
+    remote, _, remote_port = client.rpartition(":")
+    env = {
+        "REQUEST_METHOD": method,
+        "SCRIPT_NAME": "",
+        "PATH_INFO": path,
+        "QUERY_STRING": query,
+        "SERVER_NAME": host or "localhost",
+        "SERVER_PORT": port or "80",
+        "SERVER_PROTOCOL": f"HTTP/{version}",
+        "REMOTE_ADDR": remote,
+        "REMOTE_PORT": remote_port,
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": False,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+        "wsgi.input_terminated": True,  # the body is whole (werkzeug reads a chunked one only then)
+    }
+    for name, value in headers:
+        key = name.upper().replace("-", "_")
+        if key not in ("CONTENT_TYPE", "CONTENT_LENGTH"):
+            key = "HTTP_" + key
+        env[key] = f"{env[key]},{value}" if key in env else value
+    if cut and "CONTENT_LENGTH" not in env:  # a chunked body past the limit: Flask refuses it by its length
+        env.pop("HTTP_TRANSFER_ENCODING", None)
+        env["CONTENT_LENGTH"] = str(len(body))
+    if mode == HELD:
+        env[HELD_KEY] = True
+    elif mode == STREAM:
+        env[STREAM_KEY] = {}
+    return env
+
+
+def call_wsgi(app, env: dict) -> tuple[int, list, bytes]:
+    started: list = []
+    result = app(env, lambda status, headers, exc_info=None: started.extend((status, headers)))
+    try:
+        body = b"".join(result)
+    finally:
+        if hasattr(result, "close"):
+            result.close()
+    status, headers = started[-2:]
+    return int(status[:3]), headers, body
+
+
+def held_stream(env: dict) -> dict | None:
+    """What the front needs to hold the event stream this request opened (see the events route)."""
+    front = env.get(STREAM_KEY)
+    if not front or "stream" not in front:
+        return None
+    s = front["stream"]
+    return {"match_id": s.match_id, "viewer": s.viewer, "holder": s.holder, "id": s.id, "lease": s.lease,
+            "legal": s.legal, "legal_seen": s.legal_seen, "after": front["after"], "seconds": front["seconds"]}
+
+
+def answer(app, head: list, body: bytes) -> bytes:
+    env = environ(head, body)
+    try:
+        status, headers, out = call_wsgi(app, env)
+    except Exception:  # Flask answers its own errors; this is a defect outside it: logged, answered 500
+        log.exception("%s %s failed", head[0], head[1])
+        from service.api import INTERNAL
+        from service.problems import Problem
+
+        problem = Problem("internal", INTERNAL)
+        return answer_frame(500, [["Content-Type", "application/problem+json"]], orjson.dumps(problem.as_dict()))
+    return answer_frame(status, headers, out, held_stream(env))
+
+
+def connect_to_front(path: str, timeout: float = 30.0) -> socket.socket:
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return sock
+        except OSError:
+            sock.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def serve(app, path: str, again: bool = True) -> None:
+    """Answer the front's requests, one at a time, until the front goes; then connect ``again`` (a front that
+    was restarted comes back on the same path)."""
+    while True:
+        sock = connect_to_front(path)
+        buf = b""
+        try:
+            while True:
+                while len(buf) < 8 or len(buf) < 8 + sum(FRAME.unpack_from(buf)):
+                    chunk = sock.recv(1 << 16)
+                    if not chunk:
+                        raise ConnectionResetError("the front closed the link")
+                    buf += chunk
+                head_len, body_len = FRAME.unpack_from(buf)
+                end = 8 + head_len + body_len
+                head, body, buf = orjson.loads(buf[8:8 + head_len]), buf[8 + head_len:end], buf[end:]
+                sock.sendall(answer(app, head, body))
+        except OSError as exc:
+            sock.close()
+            if not again:
+                return
+            log.warning("link to the front lost (%s); connecting again", exc)
+
+
+def main(path: str, parent: int, name: str = "referee-app") -> None:
+    """An app process, as ``referee serve`` and ``referee api`` fork it."""
+    from service.app import create_app
+    from service.config import Settings
+    from service.embedded import die_with_parent, name_process
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(parent)
+    name_process(name)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
+    app = create_app(Settings.from_env())
+    # what is made at start (Flask, the schemas, the games: ~95,000 objects) lives as long as the process: out of
+    # the collector's reach, a full collection no longer walks it while a request waits
+    gc.collect()
+    gc.freeze()
+    serve(app, path)
