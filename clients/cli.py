@@ -27,7 +27,7 @@ from service.config import Settings
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
-PROCESSES = 3
+PROCESSES = 4
 PROCESSES_HELP = ("app processes: Flask, one request at a time each, fed by the front first come first served "
                   "(long-polls and streams wait in the front and hold none)")
 
@@ -148,8 +148,7 @@ def cmd_serve(args) -> int:
     print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
           f"{args.workers} workers, {args.search_workers} search workers). Ctrl-C stops everything.", flush=True)
     try:
-        _supervise(api, lambda: (embedded and not embedded.alive() and restart_embedded(embedded),
-                                 replace_dead(workers, args.workers, args.search_workers)))
+        _supervise(api, lambda: (embedded and tend(embedded), replace_dead(workers, args.workers, args.search_workers)))
     finally:
         api.stop()
         stop_processes(workers)
@@ -196,6 +195,13 @@ def cmd_api(args) -> int:
         api.stop()
         holder.close()
     return 0
+
+
+def tend(embedded) -> None:
+    """Restart the embedded server if it died; keep its background rewrites below the requests."""
+    if not embedded.alive():
+        restart_embedded(embedded)
+    embedded.lower_background()
 
 
 def restart_embedded(embedded) -> None:

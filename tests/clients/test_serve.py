@@ -148,3 +148,33 @@ def test_a_worker_restarted_by_serve_still_stops_on_sigterm(monkeypatch):
         sweeper.kill()
         sweeper.join()
     assert not alive_after and sweeper.exitcode == -signal.SIGTERM and not stops
+
+
+def test_the_embedded_servers_rewrite_runs_below_the_requests(tmp_path):
+    """An append-only file rewrite forks the whole dataset and writes it flat out; `referee serve` lowers it to
+    nice 10 (service.embedded.EmbeddedRedis.lower_background), so that it takes the CPU the requests leave."""
+    import redis
+
+    data, port = tmp_path / "data", free_port()
+    data.mkdir()
+    proc = start(data, port)
+    try:
+        conf = (data / "server.conf").read_text().splitlines()
+        client = redis.Redis(port=int(next(c.split()[1] for c in conf if c.startswith("port "))),
+                             password=(data / "password").read_text())
+        client.mset({f"filler:{i}": "x" * 100 for i in range(2000)})
+        client.config_set("rdb-key-save-delay", 1000)  # a millisecond per key: the rewrite lasts ~2 s
+        server = next(p for p in descendants(proc.pid) if "valkey-server" in open(f"/proc/{p}/cmdline").read())
+        client.bgrewriteaof()
+
+        def rewrite_nice() -> int | None:
+            with open(f"/proc/{server}/task/{server}/children") as fh:
+                kids = fh.read().split()
+            return os.getpriority(os.PRIO_PROCESS, int(kids[0])) if kids else None
+
+        assert wait_for(lambda: rewrite_nice() == 10, timeout=5)
+        client.config_set("rdb-key-save-delay", 0)
+        client.delete(*[f"filler:{i}" for i in range(2000)])
+        assert os.getpriority(os.PRIO_PROCESS, server) == 0  # the server itself keeps its priority
+    finally:
+        stop(proc)
