@@ -349,6 +349,7 @@ class Front:
             try:
                 hub = self._hub()
                 async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
+                    exchange.on_gone.append(waiter.event.set)  # a hang-up ends the wait
                     while not exchange.gone:
                         waiter.event.clear()  # before the re-check: a commit during the read sets it again
                         if await hub.version(match_id) > since:

@@ -557,3 +557,26 @@ def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others
     transports, waiters = run_async(main())
     assert [w.gone for w in waiters] == [True, True, False] and all(w.event.is_set() for w in waiters[:2])
     assert transports[2].sent >= 5, "the healthy stream's heartbeats stopped"
+
+
+def test_a_long_poll_whose_client_hangs_up_is_let_go_at_once(app):
+    """A held long-poll whose client goes (a closed tab) ends then, not at its deadline: 10,000 watchers who
+    leave do not stay held for their minute."""
+    from service.front import Front
+
+    mid = app.test_client().post("/matches", json={"game": "super_blatt", "players": 2}).get_json()["id"]
+    version = app.test_client().get(f"/matches/{mid}").get_json()["version"]
+
+    async def call() -> float:
+        front = Front(Settings.from_env(), InlinePool(app))
+        exchange = Exchange([])
+        front.handle(request(f"/matches/{mid}", f"since={version}&wait=30"), exchange)
+        await asyncio.sleep(0.5)  # held by now
+        t0 = time.monotonic()
+        exchange.gone = True
+        for callback in exchange.on_gone:
+            callback()
+        await asyncio.gather(*front.held)
+        return time.monotonic() - t0
+
+    assert run_async(call()) < 2
