@@ -28,6 +28,9 @@ from service.config import Settings
 DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
 PROCESSES = 4
+#: ``referee serve``'s workers (bot turns, scorings) run below the API on the host they share with it: under
+#: load, a move's request comes first (README, Benchmarks: "One queue")
+WORKERS_NICE = 5
 PROCESSES_HELP = ("app processes: Flask, one request at a time each, fed by the front first come first served "
                   "(long-polls and streams wait in the front and hold none)")
 
@@ -141,14 +144,15 @@ def cmd_serve(args) -> int:
         return 2
     raise_open_files()  # each held stream is a socket of the front
     api = ApiProcesses(args.host, args.port, args.processes)
-    workers = start_workers(args.workers, args.search_workers)
+    workers = start_workers(args.workers, args.search_workers, WORKERS_NICE)
     where = f"embedded server in {os.path.abspath(args.data)}" if embedded else url
     if queue_url := os.environ.get("REFEREE_QUEUE_URL"):
         where += f", queue: {queue_url}"
     print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
           f"{args.workers} workers, {args.search_workers} search workers). Ctrl-C stops everything.", flush=True)
     try:
-        _supervise(api, lambda: (embedded and tend(embedded), replace_dead(workers, args.workers, args.search_workers)))
+        _supervise(api, lambda: (embedded and tend(embedded),
+                                 replace_dead(workers, args.workers, args.search_workers, WORKERS_NICE)))
     finally:
         api.stop()
         stop_processes(workers)

@@ -57,12 +57,13 @@ class Worker(SimpleWorker):
             self.scheduler.start()
 
 
-def _work(index: int, search: bool, parent: int) -> None:
+def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     """A worker of the main queue, or a search worker: the search queue first, then the main one
     when it has no search turn to play (a main worker never takes a search turn)."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
     die_with_parent(parent)
     name_process(f"referee-{'search' if search else 'worker'}")
+    os.nice(nice)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
@@ -97,13 +98,13 @@ def _sweep_forever(interval: float, parent: int) -> None:
 SWEEP_INTERVAL = 2.0
 
 
-def _spawn(index: int, count: int, search: int) -> mp.Process:
+def _spawn(index: int, count: int, search: int, nice: int = 0) -> mp.Process:
     """Child ``index``: a worker for 0..count-1, a search worker for the next ``search``, then the
     sweeper; all read their settings (REDIS_URL, REFEREE_QUEUE_URL, ...) from the environment."""
     ctx = mp.get_context("fork")
     if index < count + search:
         is_search = index >= count
-        proc = ctx.Process(target=_work, args=(index, is_search, os.getpid()),
+        proc = ctx.Process(target=_work, args=(index, is_search, os.getpid(), nice),
                            name=f"referee-{'search-' * is_search}worker-{index}")
     else:
         proc = ctx.Process(target=_sweep_forever, args=(SWEEP_INTERVAL, os.getpid()), name="referee-sweeper")
@@ -111,17 +112,17 @@ def _spawn(index: int, count: int, search: int) -> mp.Process:
     return proc
 
 
-def start_workers(count: int, search: int = 1) -> list[mp.Process]:
+def start_workers(count: int, search: int = 1, nice: int = 0) -> list[mp.Process]:
     """``count`` workers, ``search`` search workers and one sweeper."""
-    return [_spawn(i, count, search) for i in range(count + search + 1)]
+    return [_spawn(i, count, search, nice) for i in range(count + search + 1)]
 
 
-def replace_dead(procs: list[mp.Process], count: int, search: int = 1) -> None:
+def replace_dead(procs: list[mp.Process], count: int, search: int = 1, nice: int = 0) -> None:
     """Restart any child that died (a crash or a kill); the sweeper re-enqueues what it held."""
     for i, p in enumerate(procs):
         if not p.is_alive():
             log.warning("%s exited (%s); restarting", p.name, p.exitcode)
-            procs[i] = _spawn(i, count, search)
+            procs[i] = _spawn(i, count, search, nice)
 
 
 def run_workers(count: int, search: int = 1) -> None:

@@ -180,7 +180,7 @@ def test_bench_bots_prints_the_matrix_with_intervals_and_decision_times(server):
 
 
 def test_bench_api_prints_cpu_per_move_through_the_app_and_for_the_referee_alone(server):
-    out = cli(server, "bench", "api", "--game", "super_blatt", "--moves", "60").stdout.splitlines()
+    out = cli(server, "bench", "api", "--game", "super_blatt", "--moves", "300").stdout.splitlines()
     assert len(out) == 2 and "through the app" in out[0] and "the referee alone" in out[1]
     per_move = [float(line.split("= ")[1].split(" ms")[0]) for line in out]
     assert per_move[0] > per_move[1] > 0  # the app does the referee's work and more
