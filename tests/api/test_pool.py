@@ -44,17 +44,23 @@ def start_apps(path: str, count: int) -> None:
         threading.Thread(target=run, args=(i,), name=f"app{i}", daemon=True).start()
 
 
+async def started(path: str, count: int) -> apps.Pool:
+    """A pool with ``count`` app processes (threads here) connected."""
+    pool = apps.Pool(path)
+    await pool.start()
+    start_apps(path, count)
+    while len(pool.links) < count:
+        await asyncio.sleep(0.01)
+    return pool
+
+
 def test_requests_wait_in_one_queue_and_go_to_the_first_free_app_process():
     """A long request holds one app process; the short ones behind it all go to the other, in their order,
     none waiting behind the long one (with a queue per process, half of them would)."""
     path = os.path.join(tempfile.mkdtemp(), "apps.sock")
 
     async def main():
-        pool = apps.Pool(path)
-        await pool.start()
-        start_apps(path, 2)
-        while len(pool.links) < 2:
-            await asyncio.sleep(0.01)
+        pool = await started(path, 2)
         done: list[tuple[str, str, float]] = []
         t0 = time.monotonic()
 
@@ -80,11 +86,7 @@ def test_an_app_process_that_dies_with_a_request_answers_none_and_the_others_go_
     path = os.path.join(tempfile.mkdtemp(), "apps.sock")
 
     async def main():
-        pool = apps.Pool(path)
-        await pool.start()
-        start_apps(path, 2)
-        while len(pool.links) < 2:
-            await asyncio.sleep(0.01)
+        pool = await started(path, 2)
         died = await pool.call(frame("/sleep/0/die"))
         await asyncio.sleep(0.1)
         after = [await pool.call(frame(f"/sleep/0/after{i}")) for i in range(3)]
