@@ -150,27 +150,35 @@ def cmd_serve(args) -> int:
         where += f", queue: {queue_url}"
     print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
           f"{args.workers} workers, {args.search_workers} search workers). Ctrl-C stops everything.", flush=True)
+    def tend_the_rest() -> None:
+        if embedded:
+            tend(embedded)
+        replace_dead(workers, args.workers, args.search_workers, WORKERS_NICE)
+
     try:
-        _supervise(api, lambda: (embedded and tend(embedded),
-                                 replace_dead(workers, args.workers, args.search_workers, WORKERS_NICE)))
+        return _supervise(api, tend_the_rest)
     finally:
         api.stop()
         stop_processes(workers)
         if embedded:
             embedded.close()
         holder.close()
-    return 0
 
 
-def _supervise(api, more=lambda: None) -> None:
-    """Restart what dies until SIGINT or SIGTERM."""
+def _supervise(api, more=lambda: None) -> int:
+    """Restart what dies until SIGINT or SIGTERM (0), or until the front cannot start (1)."""
     stop: list[int] = []
     signal.signal(signal.SIGINT, lambda s, f: stop.append(s))
     signal.signal(signal.SIGTERM, lambda s, f: stop.append(s))
     while not stop:
-        api.replace_dead()
+        try:
+            api.replace_dead()
+        except RuntimeError as exc:
+            print(f"referee: {exc}", file=sys.stderr)
+            return 1
         more()
         time.sleep(0.3)
+    return 0
 
 
 def cmd_api(args) -> int:
@@ -194,11 +202,10 @@ def cmd_api(args) -> int:
     print(f"Referee API on http://{args.host}:{args.port} ({args.processes} app processes). Ctrl-C stops it.",
           flush=True)
     try:
-        _supervise(api)
+        return _supervise(api)
     finally:
         api.stop()
         holder.close()
-    return 0
 
 
 def tend(embedded) -> None:

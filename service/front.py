@@ -35,6 +35,7 @@ import re
 import shutil
 import signal
 import tempfile
+import time
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs
@@ -467,6 +468,9 @@ def main(host: str, port: int, path: str, parent: int) -> None:
     uvloop.run(run(host, port, path, settings))
 
 
+FRONT_TRIES = 3
+
+
 class ApiProcesses:
     """The front and its app processes, as ``referee serve`` and ``referee api`` run them: forked from the
     caller, each restarted when it dies (``replace_dead``, called from the caller's loop).  The app processes
@@ -478,6 +482,7 @@ class ApiProcesses:
         self.path = os.path.join(self.dir, "apps.sock")
         self.parent = os.getpid()
         self.front = self._spawn(main, (host, port, self.path, self.parent), "referee-front")
+        self.front_started, self.front_failures = time.monotonic(), 0
         self.apps = [self._spawn(apps.main, (self.path, self.parent, f"referee-app-{i}"), f"referee-app-{i}")
                      for i in range(processes)]
 
@@ -492,9 +497,17 @@ class ApiProcesses:
         return [self.front, *self.apps]
 
     def replace_dead(self) -> None:
+        """Restart what died; raise RuntimeError when the front dies within seconds of each of
+        ``FRONT_TRIES`` starts in a row (it cannot bind its port, say): restarting it again would not help."""
         if not self.front.is_alive():
+            quick = time.monotonic() - self.front_started < 5
+            self.front_failures = self.front_failures + 1 if quick else 0
+            if self.front_failures >= FRONT_TRIES:
+                raise RuntimeError(f"the front exited {FRONT_TRIES} times at start (status {self.front.exitcode}); "
+                                   "see its log above")
             log.warning("the front exited (%s); restarting it", self.front.exitcode)
             self.front = self._spawn(main, (self.host, self.port, self.path, self.parent), "referee-front")
+            self.front_started = time.monotonic()
         for i, proc in enumerate(self.apps):
             if not proc.is_alive():
                 log.warning("%s exited (%s); restarting it", proc.name, proc.exitcode)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 
+import pytest
 import requests
 
 from clients.client import Referee
@@ -178,3 +180,23 @@ def test_the_embedded_servers_rewrite_runs_below_the_requests(tmp_path):
         assert os.getpriority(os.PRIO_PROCESS, server) == 0  # the server itself keeps its priority
     finally:
         stop(proc)
+
+
+def test_a_front_that_cannot_start_stops_the_api_with_a_message(redis_url, monkeypatch):
+    """Restarting a front that dies at once (its port taken after `referee serve` checked it) would loop forever:
+    after three quick deaths in a row the supervisor gives up, and `referee serve` exits 1 saying so."""
+    from service.front import ApiProcesses
+
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        api = ApiProcesses("127.0.0.1", taken.getsockname()[1], 1)
+        try:
+            with pytest.raises(RuntimeError, match="exited 3 times at start"):
+                deadline = time.monotonic() + 30
+                while time.monotonic() < deadline:
+                    api.replace_dead()
+                    time.sleep(0.3)
+        finally:
+            api.stop()
