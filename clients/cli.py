@@ -150,6 +150,7 @@ def cmd_serve(args) -> int:
         where += f", queue: {queue_url}"
     print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
           f"{args.workers} workers, {args.search_workers} search workers). Ctrl-C stops everything.", flush=True)
+
     def tend_the_rest() -> None:
         if embedded:
             tend(embedded)

@@ -469,6 +469,7 @@ def main(host: str, port: int, path: str, parent: int) -> None:
 
 
 FRONT_TRIES = 3
+FRONT_QUICK = 5.0  # seconds: a front that dies sooner after its start counts as one that cannot start
 
 
 class ApiProcesses:
@@ -497,10 +498,10 @@ class ApiProcesses:
         return [self.front, *self.apps]
 
     def replace_dead(self) -> None:
-        """Restart what died; raise RuntimeError when the front dies within seconds of each of
-        ``FRONT_TRIES`` starts in a row (it cannot bind its port, say): restarting it again would not help."""
+        """Restart what died; raise RuntimeError when the front dies within ``FRONT_QUICK`` of
+        each of ``FRONT_TRIES`` starts in a row (it cannot bind its port, say): restarting it again would not help."""
         if not self.front.is_alive():
-            quick = time.monotonic() - self.front_started < 5
+            quick = time.monotonic() - self.front_started < FRONT_QUICK
             self.front_failures = self.front_failures + 1 if quick else 0
             if self.front_failures >= FRONT_TRIES:
                 raise RuntimeError(f"the front exited {FRONT_TRIES} times at start (status {self.front.exitcode}); "
