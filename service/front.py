@@ -498,8 +498,8 @@ class ApiProcesses:
         return [self.front, *self.apps]
 
     def replace_dead(self) -> None:
-        """Restart what died; raise RuntimeError when the front dies within ``FRONT_QUICK`` of
-        each of ``FRONT_TRIES`` starts in a row (it cannot bind its port, say): restarting it again would not help."""
+        """Restart what died; raise RuntimeError when the front dies within ``FRONT_QUICK`` seconds of each
+        of ``FRONT_TRIES`` starts in a row (it cannot bind its port, say): restarting it again would not help."""
         if not self.front.is_alive():
             quick = time.monotonic() - self.front_started < FRONT_QUICK
             self.front_failures = self.front_failures + 1 if quick else 0
