@@ -6,6 +6,7 @@
     referee create GAME --players N --seat name:ann --seat bot:greedy
     referee join | show | legal | move | watch | result | abort | away | back | rematch ...
     referee export MATCH [--output FILE]                 the record of a finished match
+    referee export --finished [--since T] [--data DIR]   every kept finished match, as JSON lines
     referee replay FILE [--json]                         replay a record; exit 1 if the result differs
     referee arena ...     referee ladder [--game G]     referee loadtest ...     referee bench ...
     referee openapi
@@ -128,7 +129,7 @@ def cmd_serve(args) -> int:
                   "server for both)", file=sys.stderr)
             holder.close()
             return 2
-        embedded = EmbeddedRedis(args.data, port=args.redis_port)
+        embedded = EmbeddedRedis(args.data, port=args.redis_port, maxmemory=Settings.from_env().store_max_memory)
         try:
             url = embedded.start()
         except RuntimeError as exc:
@@ -146,7 +147,8 @@ def cmd_serve(args) -> int:
     raise_open_files()  # each held stream is a socket of the front
     api = ApiProcesses(args.host, args.port, args.processes)
     workers = start_workers(args.workers, args.search_workers, WORKERS_NICE)
-    where = f"embedded server in {os.path.abspath(args.data)}" if embedded else url
+    where = (f"embedded server in {os.path.abspath(args.data)}, maxmemory {embedded.maxmemory / (1 << 30):.1f} GiB"
+             if embedded else url)
     if queue_url := os.environ.get("REFEREE_QUEUE_URL"):
         where += f", queue: {queue_url}"
     print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
@@ -292,6 +294,56 @@ def cmd_export(args, ref: Referee) -> None:
         print(f"{args.output}: {record['game']}, {len(record['moves'])} moves")
 
 
+def export_finished(args) -> int:
+    """Every finished match the store keeps, finished at or after ``--since``, oldest first, as JSON lines of
+    records (with ``finished_at``), read from the store itself: an operator's copy, kept wherever they like."""
+    from datetime import UTC, datetime
+
+    from service.connections import connect
+    from service.embedded import EmbeddedRedis
+    from service.problems import Problem
+    from service.referee import Referee as Engine
+
+    if args.data:
+        os.environ["REDIS_URL"] = EmbeddedRedis.url_of(args.data)
+    elif not os.environ.get("REDIS_URL"):
+        print("referee export --finished reads the store: set REDIS_URL, or give --data (the folder of "
+              "`referee serve`'s embedded server)", file=sys.stderr)
+        return 2
+    settings = Settings.from_env()
+    store, queue = connect(settings)
+    engine = Engine(store, settings, queue)
+    out = sys.stdout if args.output == "-" else open(args.output, "w")
+    written, offset = 0, 0
+    try:
+        while page := engine.store.finished_since(args.since, offset):
+            offset += len(page)
+            for match_id, at in page:
+                try:
+                    record = engine.record(match_id, None)
+                except Problem:  # expired since the page was read
+                    continue
+                record["finished_at"] = datetime.fromtimestamp(at, UTC).isoformat()
+                out.write(json.dumps(record) + "\n")
+                written += 1
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    print(f"{written} finished matches", file=sys.stderr)
+    return 0
+
+
+def _when(text: str) -> float:
+    """Unix seconds, or an ISO 8601 time (UTC unless it says otherwise)."""
+    from datetime import UTC, datetime
+
+    try:
+        return float(text)
+    except ValueError:
+        when = datetime.fromisoformat(text)
+        return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+
+
 def cmd_replay(args) -> int:
     """Replay a record through the game modules; 0 when the result is the recorded one, else 1."""
     from service.record import ReplayError, replay
@@ -429,8 +481,14 @@ def build_parser() -> argparse.ArgumentParser:
     play("away", "hand your seat to a bot").add_argument("--bot", help="bot kind (default random)")
     play("back", "take your seat back from the bot")
     play("rematch", "play again (same game, options, clock and people; seats rotated)")
-    ex = play("export", "save the record of a finished match")
+    ex = play("export", "save the record of a finished match, or (--finished) of every kept one", match=False)
+    ex.add_argument("match", nargs="?")
     ex.add_argument("--output", default="-", help="file (default: stdout)")
+    ex.add_argument("--finished", action="store_true",
+                    help="every finished match the store keeps, as JSON lines, from the store (REDIS_URL or --data)")
+    ex.add_argument("--since", type=_when, default=0.0,
+                    help="with --finished: those finished at or after this time (ISO 8601 or Unix seconds)")
+    ex.add_argument("--data", help="with --finished: the data folder of `referee serve`'s embedded server")
     rp = sub.add_parser("replay", help="replay a record through the game modules; exit 1 if the result differs")
     rp.add_argument("file")
     rp.add_argument("--json", action="store_true", help="one JSON line per step and a JSON summary")
@@ -459,6 +517,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_api(args)
     if args.command == "openapi":
         return cmd_openapi(args)
+    if args.command == "export" and (args.finished or not args.match):
+        return export_finished(args) if args.finished else build_parser().error("export: give a MATCH, or --finished")
     if hasattr(args, "func"):
         return args.func(args)
     try:

@@ -10,7 +10,15 @@ from flask import Flask
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 
-from service.api import INTERNAL, Api, Problem, problem_answer, problem_response, redis_unavailable
+from service.api import (
+    INTERNAL,
+    Api,
+    Problem,
+    problem_answer,
+    problem_response,
+    redis_unavailable,
+    store_full,
+)
 from service.api import games as games_api
 from service.api import health as health_api
 from service.api import ladder as ladder_api
@@ -109,6 +117,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     app.register_error_handler(Problem, problem_response)
     for error in (redis.ConnectionError, redis.TimeoutError):  # BusyLoadingError (restarting) is one
         app.register_error_handler(error, redis_unavailable)
+    app.register_error_handler(redis.exceptions.OutOfMemoryError, store_full)
     app.extensions["referee_api"] = api
     if not settings.cors_origins:  # flask-cors adds its headers in Flask's own dispatch
         app.lanes = Lanes(app, matches_api.HOT)

@@ -10,6 +10,28 @@ def _int(name: str, default: int) -> int:
     return int(os.environ.get(name, default))
 
 
+_UNITS = {"k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30}
+
+
+def parse_bytes(text: str) -> int:
+    """``1073741824``, ``512mb``, ``2gb``: a size as Valkey's configuration writes it (binary units)."""
+    text = text.strip().lower()
+    number = text.rstrip("kmgb")
+    return int(float(number) * _UNITS.get(text[len(number):], 1))
+
+
+def machine_memory() -> int:
+    """This machine's memory in bytes (``MemTotal``), or 4 GiB where /proc/meminfo cannot be read."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 4 << 30
+
+
 def _flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
@@ -23,6 +45,10 @@ class Settings:
     queue_url: str | None
     #: seconds a finished or aborted match (and its events) is kept
     finished_ttl: int
+    #: the embedded server's ``maxmemory`` in bytes (a quarter of the machine's memory unless set)
+    store_max_memory: int
+    #: share of the store's ``maxmemory`` from which creating a match is refused (503 ``store_full``)
+    store_full_at: float
     #: seconds without a commit after which a waiting or active match expires
     abandoned_ttl: int
     #: largest request body accepted, in bytes
@@ -69,6 +95,8 @@ class Settings:
             queue_url=os.environ.get("REFEREE_QUEUE_URL") or None,
             finished_ttl=_int("REFEREE_FINISHED_TTL", 7 * 24 * 3600),
             abandoned_ttl=_int("REFEREE_ABANDONED_TTL", 2 * 24 * 3600),
+            store_max_memory=parse_bytes(os.environ.get("REFEREE_STORE_MAXMEMORY") or str(machine_memory() // 4)),
+            store_full_at=float(os.environ.get("REFEREE_STORE_FULL_AT", 0.9)),
             max_body=_int("REFEREE_MAX_BODY", 64 * 1024),
             max_wait=_int("REFEREE_MAX_WAIT", 60),
             job_timeout=_int("REFEREE_JOB_TIMEOUT", 30),

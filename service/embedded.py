@@ -54,11 +54,12 @@ class EmbeddedRedis:
     """Start, wait for, restart and stop one private server process on one data folder."""
 
     def __init__(self, data_dir: str | os.PathLike, port: int | None = None, persist: bool = True,
-                 extra: tuple[str, ...] = (), password_file: Path | None = None) -> None:
+                 extra: tuple[str, ...] = (), password_file: Path | None = None, maxmemory: int = 0) -> None:
         self.data_dir = Path(data_dir).resolve()  # the server changes into it: relative paths would break
         self.port = port or free_port()
         self.persist = persist
         self.extra = extra
+        self.maxmemory = maxmemory  # bytes; 0: unbounded
         self.password_file = password_file or self.data_dir / "password"
         self.proc: subprocess.Popen | None = None
         self._lock: int | None = None
@@ -67,6 +68,14 @@ class EmbeddedRedis:
     @property
     def url(self) -> str:
         return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+
+    @staticmethod
+    def url_of(data_dir: str | os.PathLike) -> str:
+        """The URL of the server that runs (or last ran) on ``data_dir``, from its settings and password files."""
+        folder = Path(data_dir)
+        port = next(line.split()[1] for line in (folder / "server.conf").read_text().splitlines()
+                    if line.startswith("port "))
+        return f"redis://:{(folder / 'password').read_text().strip()}@127.0.0.1:{port}/0"
 
     def _claim_folder(self, timeout: float) -> None:
         """One server per data folder: two writing one append-only file would corrupt it.  The lock is
@@ -93,6 +102,8 @@ class EmbeddedRedis:
         lines = [f"requirepass {self.password}", "bind 127.0.0.1", "protected-mode yes", f"port {self.port}",
                  f'dir "{self.data_dir}"', 'save ""', "loglevel warning", f'logfile "{self.data_dir / "server.log"}"']
         lines += ["appendonly yes", "appendfsync everysec"] if self.persist else ["appendonly no"]
+        if self.maxmemory:  # never evict: a live match must not vanish; the referee refuses new ones first
+            lines += [f"maxmemory {self.maxmemory}", "maxmemory-policy noeviction"]
         config = self.data_dir / "server.conf"
         _private_file(config, "\n".join(lines) + "\n")
         return config

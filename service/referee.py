@@ -39,6 +39,7 @@ from service.store import (
     Status,
     Store,
     dumps,
+    finished_key,
     idem_key,
     pending_key,
     renew_stream_on,
@@ -46,6 +47,7 @@ from service.store import (
 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
+STORE_FULL_RETRY = 60  # seconds a refused creator is told to wait (finished matches expire meanwhile)
 
 
 def new_token() -> str:
@@ -198,7 +200,8 @@ class Referee:
         self.queue = Queue(settings.queue, connection=queue, serializer=JSONSerializer)
         self.scheduled = ScheduledJobRegistry(queue=self.queue)
         self.search_queue = Queue(settings.search_queue, connection=queue, serializer=JSONSerializer)
-        self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl, queue, pending_key(settings.queue))
+        self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl, queue, pending_key(settings.queue),
+                           finished_key(settings.queue))
 
     # -- helpers ------------------------------------------------------------------------------
     @staticmethod
@@ -262,9 +265,10 @@ class Referee:
         """
         bots = self.owed_bots(match)
         scoring = match.status == Status.SCORING
+        finished = match.status == Status.FINISHED
         timeouts = clock.started(match.meta, version) if match.status == Status.ACTIVE else []
         void = match.void_jobs
-        if not bots and not scoring and not timeouts and not void:
+        if not bots and not scoring and not finished and not timeouts and not void:
             return None
 
         def write(pipe: Pipeline) -> None:
@@ -277,6 +281,10 @@ class Referee:
                 pipe.delete(Job.key_for(job_id))
             if scoring:
                 self.enqueue_scoring(match.id, pipe)
+            if finished:  # kept for `referee export --finished` as long as the match itself
+                now = time.time()
+                pipe.zadd(self.store.finished, {match.id: now}, nx=True)
+                pipe.zremrangebyscore(self.store.finished, "-inf", now - self.settings.finished_ttl)
 
         return write
 
@@ -317,6 +325,20 @@ class Referee:
                            pipeline=pipe)
 
     # -- matches ------------------------------------------------------------------------------
+    def store_room(self) -> dict:
+        """The store's memory against its bound, and whether it is ``full``: from ``store_full_at`` of its
+        maxmemory new matches are refused, so that the room left is for the moves of the matches in play."""
+        used, bound = self.store.memory()
+        return {"used_bytes": used, "max_bytes": bound,
+                "full": bool(bound) and used >= self.settings.store_full_at * bound}
+
+    def check_room(self) -> None:
+        room = self.store_room()
+        if room["full"]:
+            raise Problem("store_full", f"The store holds {room['used_bytes'] / room['max_bytes']:.0%} of its bound; "
+                          "no new match is created until finished matches expire (moves in matches in play still "
+                          "count).", retry_after=STORE_FULL_RETRY)
+
     def create_match(self, game_name: str, players: int, options: dict | None, seed: Any,
                      seats: list[dict] | None, clock_request: dict | None = None, listed: bool = True) -> dict:
         game = self.game(game_name)
@@ -336,6 +358,7 @@ class Referee:
             why = clock.check_clock(clock_request, kinds)
             if why:
                 raise Problem("invalid_clock", why)
+        self.check_room()
         host_token = new_token()
         tokens = {i: new_token() for i, s in enumerate(seats) if s.get("name") and not s.get("bot")}
         match = self._new_match(game, loaded, seats, secrets.randbits(64) if seed is None else seed,
@@ -796,6 +819,7 @@ class Referee:
                 raise Problem("not_over", f"The match is {match.status}; a rematch follows a finished match.")
             plan = match.meta.get("rematch")
             if plan is None:
+                self.check_room()
                 asked["made"] = True
                 n = match.meta["players"]
                 plan = match.meta["rematch"] = {

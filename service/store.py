@@ -54,6 +54,11 @@ def pending_key(queue: str) -> str:
     return f"ref:pending:{queue}"
 
 
+def finished_key(queue: str) -> str:
+    """zset of the finished matches kept, scored by the time they finished (``referee export --finished``)."""
+    return f"ref:finished:{queue}"
+
+
 def match_key(match_id: str) -> str:
     return f"ref:{{m:{match_id}}}"
 
@@ -215,11 +220,13 @@ COMMIT_RETRIES = 50
 
 class Store:
     def __init__(self, client: redis.Redis | RedisCluster, finished_ttl: int, abandoned_ttl: int,
-                 queue: redis.Redis, pending: str) -> None:
-        """``queue``: the server of RQ's queues and of the ``pending`` set (``client`` itself when shared)."""
+                 queue: redis.Redis, pending: str, finished: str = finished_key("referee")) -> None:
+        """``queue``: the server of RQ's queues and of the ``pending`` and ``finished`` sets (``client`` itself
+        when shared)."""
         self.client = client
         self.queue = queue
         self.pending = pending
+        self.finished = finished
         self.finished_ttl = finished_ttl
         self.abandoned_ttl = abandoned_ttl
         self._cas_script = client.register_script(CAS % IDEM_TTL)
@@ -367,6 +374,21 @@ class Store:
         for key in [listing_key()] + [listing_key(g) for g in games]:
             pipe.zrem(key, *match_ids)
         pipe.execute()
+
+    def memory(self) -> tuple[int, int]:
+        """(used, maxmemory) in bytes of the fullest server of the store (by share of its bound); a
+        maxmemory of 0 is a server without a bound."""
+        if self.cluster:
+            nodes = list(self.client.info("memory", target_nodes=RedisCluster.PRIMARIES).values())
+        else:
+            nodes = [self.redis.info("memory")]
+        return max(((n["used_memory"], n["maxmemory"]) for n in nodes),
+                   key=lambda used_max: used_max[0] / used_max[1] if used_max[1] else 0.0)
+
+    def finished_since(self, since: float, offset: int = 0, count: int = 500) -> list[tuple[str, float]]:
+        """(id, finished at) of the kept finished matches from ``since`` on, oldest first, from ``offset``."""
+        raw = self.queue.zrangebyscore(self.finished, since, "+inf", withscores=True, start=offset, num=count)
+        return [(m.decode(), score) for m, score in raw]
 
     def idempotent_answer(self, match_id: str, seat: str, key: str) -> dict | None:
         raw = self.redis.get(idem_key(match_id, seat, key))

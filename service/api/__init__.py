@@ -23,7 +23,7 @@ from werkzeug.exceptions import HTTPException
 
 from service.api.contract import ByGame, tagged_property
 from service.problems import CODES, Problem
-from service.referee import Referee
+from service.referee import STORE_FULL_RETRY, Referee
 
 PROBLEM_JSON = "application/problem+json"
 #: the largest integer every JSON client holds exactly; versions, seats and sequence numbers stay below
@@ -73,6 +73,17 @@ def store_unavailable(app, error: Exception) -> Problem:
 
 def redis_unavailable(error: Exception):
     return problem_response(store_unavailable(current_app, error))
+
+
+def store_at_bound(app, error: Exception) -> Problem:
+    """The store refused a write at its maxmemory (it never evicts): nothing was written; a 503 to retry once
+    finished matches have expired, never a 500.  New matches are refused well before (``check_room``)."""
+    app.logger.warning("store at its bound: %s", error)
+    return Problem("store_full", "The store is full; nothing was changed. Retry later.", retry_after=STORE_FULL_RETRY)
+
+
+def store_full(error: Exception):
+    return problem_response(store_at_bound(current_app, error))
 
 
 INTERNAL = "The server failed on this request; it was logged."

@@ -16,10 +16,19 @@ class HealthSchema(Schema):
     status = fields.String(required=True, metadata={"example": "ok"})
 
 
+class StoreRoomSchema(Schema):
+    used_bytes = integer(required=True, metadata={"description": "Memory the store's fullest server uses."})
+    max_bytes = integer(required=True, metadata={"description": "That server's maxmemory (0: no bound)."})
+    full = fields.Boolean(required=True, metadata={
+        "description": "New matches are refused (503 `store_full`) until finished matches expire; moves still "
+                       "commit, so the service stays ready."})
+
+
 class ReadySchema(Schema):
     status = fields.String(required=True, metadata={"enum": ["ready", "not ready"]})
     redis = fields.Boolean(required=True)
     workers = integer(required=True, metadata={"description": "Live RQ workers on the referee queue."})
+    store = fields.Nested(StoreRoomSchema, metadata={"description": "The store's room (absent when unreachable)."})
 
 
 @blp.route("/healthz")
@@ -39,12 +48,15 @@ class Ready(MethodView):
     def get(self):
         """Redis (the store and the queue's server) answers and at least one worker is alive."""
         ref = referee()
+        store = None
         try:
-            ref.store.redis.ping()
             ref.queue.connection.ping()
+            store = ref.store_room()
             workers = Worker.count(connection=ref.queue.connection, queue=ref.queue)
             up = True
         except redis.RedisError:
             up, workers = False, 0
         body = {"status": "ready" if up and workers else "not ready", "redis": up, "workers": workers}
+        if store is not None:
+            body["store"] = store
         return body, (200 if up and workers else 503)

@@ -29,7 +29,15 @@ from flask import Flask
 from marshmallow import Schema, fields, validate
 from werkzeug.http import HTTP_STATUS_CODES
 
-from service.api import JSON_OPTIONS, bearer_token, check_answer, parse_json, problem_answer, store_unavailable
+from service.api import (
+    JSON_OPTIONS,
+    bearer_token,
+    check_answer,
+    parse_json,
+    problem_answer,
+    store_at_bound,
+    store_unavailable,
+)
 from service.problems import Problem
 from service.referee import Referee
 
@@ -173,6 +181,8 @@ class Lanes:
             return sized(*problem_answer(problem))
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             return sized(*problem_answer(store_unavailable(self.app, exc)))
+        except redis.exceptions.OutOfMemoryError as exc:
+            return sized(*problem_answer(store_at_bound(self.app, exc)))
         if self.app.testing and lane.dumper is not None:
             check_answer(lane.name, lane.dumper(result), result)
         return sized(lane.status, [("Content-Type", JSON)], orjson.dumps(result, option=JSON_OPTIONS))

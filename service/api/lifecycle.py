@@ -97,7 +97,7 @@ class Record(MethodView):
 class Rematch(MethodView):
     @blp.response(201, RematchSchema)
     @blp.doc(security=BEARER)
-    @problems(blp, *SEAT_ERRORS, "not_over", "busy")
+    @problems(blp, *SEAT_ERRORS, "not_over", "busy", "store_full")
     def post(self, match_id: str):
         """Play again: same game, options, clock and people, seats rotated by one, a new seed, bots kept.
 

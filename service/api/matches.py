@@ -353,9 +353,12 @@ class Matches(MethodView):
     @blp.response(201, CreatedMatchSchema)
     @blp.doc(operationId="createMatch", requestBody={"content": {"application/json": {"schema": CREATE_MATCH.doc()}}})
     @problems(blp, "invalid_body", "unknown_game", "invalid_options", "unknown_bot", "invalid_clock",
-              "body_too_large", "redis_unavailable")
+              "body_too_large", "redis_unavailable", "store_full")
     def post(self, body):
-        """Create a match; named human seats get their tokens now, open seats are joined later."""
+        """Create a match; named human seats get their tokens now, open seats are joined later.
+
+        Refused with 503 `store_full` (and `Retry-After`) while the store holds `REFEREE_STORE_FULL_AT` of its
+        maxmemory; moves in matches in play still commit."""
         game = body["game"]
         if game not in GAMES:
             raise Problem("unknown_game", f"There is no game {game!r}; see GET /games.")
