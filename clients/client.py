@@ -75,9 +75,12 @@ class Referee:
         return self.request("GET", f"/games/{name}")
 
     def create_match(self, game: str, players: int, seats: list[dict] | None = None,
-                     options: dict | None = None, seed: int | str | None = None, clock: dict | None = None) -> dict:
+                     options: dict | None = None, seed: int | str | None = None, clock: dict | None = None,
+                     webhook: dict | None = None) -> dict:
+        """``webhook``: ``{"url", "events"?}``; the answer's ``webhook.secret`` verifies its deliveries."""
         body: dict[str, Any] = {"game": game, "players": players}
-        for key, value in (("seats", seats), ("options", options), ("seed", seed), ("clock", clock)):
+        for key, value in (("seats", seats), ("options", options), ("seed", seed), ("clock", clock),
+                           ("webhook", webhook)):
             if value is not None:
                 body[key] = value
         return self.request("POST", "/matches", json=body)

@@ -25,6 +25,7 @@ from service.api import ladder as ladder_api
 from service.api import lifecycle as lifecycle_api
 from service.api import matches as matches_api
 from service.api import web as web_api
+from service.api import webhooks as webhooks_api
 from service.api.contract import camel, move_field
 from service.api.lanes import STATUS_LINES, Lanes, sized
 from service.config import Settings
@@ -109,7 +110,8 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     app.extensions["referee"] = Referee(client, settings, queue)
     api = Api(app)
     document_games(api)  # first, so that every answer refers to these by name
-    for blp in (web_api.blp, games_api.blp, matches_api.blp, lifecycle_api.blp, ladder_api.blp, health_api.blp):
+    for blp in (web_api.blp, games_api.blp, matches_api.blp, lifecycle_api.blp, webhooks_api.blp, ladder_api.blp,
+                health_api.blp):
         api.register_blueprint(blp)
     if settings.cors_origins:
         CORS(app, origins=list(settings.cors_origins), allow_headers=["Authorization", "Content-Type",

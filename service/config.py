@@ -75,6 +75,12 @@ class Settings:
     redis_timeout: float
     #: seconds a client connection with no request under way may stay silent before the front closes it
     keep_alive: float
+    #: hosts and networks (comma-separated) a webhook may target although they are not public addresses
+    webhook_allow: str
+    #: seconds a webhook target has to answer one delivery
+    webhook_timeout: float
+    #: seconds a webhook message is retried (with exponential backoff) before it is given up
+    webhook_max_age: int
     #: seconds a stopping front waits for the answers of the requests it handed to app processes
     drain: float
     #: origins a browser may call from (comma-separated, ``*`` for any); CORS is off when empty
@@ -110,6 +116,9 @@ class Settings:
             redis_timeout=float(os.environ.get("REFEREE_REDIS_TIMEOUT", 5)),
             keep_alive=float(os.environ.get("REFEREE_KEEP_ALIVE", 75)),
             drain=float(os.environ.get("REFEREE_DRAIN", 5)),
+            webhook_allow=os.environ.get("REFEREE_WEBHOOK_ALLOW", ""),
+            webhook_timeout=float(os.environ.get("REFEREE_WEBHOOK_TIMEOUT", 5)),
+            webhook_max_age=_int("REFEREE_WEBHOOK_MAX_AGE", 24 * 3600),
             cors_origins=tuple(o.strip() for o in os.environ.get("REFEREE_CORS_ORIGINS", "").split(",") if o.strip()),
             retry_after=_int("REFEREE_RETRY_AFTER", 1),
             search_queue=os.environ.get("REFEREE_SEARCH_QUEUE") or f"{queue}-search",

@@ -44,6 +44,7 @@ from service.store import (
     pending_key,
     renew_stream_on,
 )
+from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, due_key, hook_key, log_key, new_secret
 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
@@ -268,7 +269,8 @@ class Referee:
         finished = match.status == Status.FINISHED
         timeouts = clock.started(match.meta, version) if match.status == Status.ACTIVE else []
         void = match.void_jobs
-        if not bots and not scoring and not finished and not timeouts and not void:
+        hooked = match.meta.get("webhook", False)
+        if not bots and not scoring and not finished and not timeouts and not void and not hooked:
             return None
 
         def write(pipe: Pipeline) -> None:
@@ -281,6 +283,8 @@ class Referee:
                 pipe.delete(Job.key_for(job_id))
             if scoring:
                 self.enqueue_scoring(match.id, pipe)
+            if hooked:  # its webhook's messages are sent by a worker, never on this commit's path
+                self.enqueue_webhooks(match.id, match.seq, pipe)
             if finished:  # kept for `referee export --finished` as long as the match itself
                 now = time.time()
                 pipe.zadd(self.store.finished, {match.id: now}, nx=True)
@@ -298,6 +302,12 @@ class Referee:
         timeout = self.settings.job_timeout + SEARCH_CAP_S * bool(budget)
         self._enqueue(self.bot_queue(match, seat), "workers.jobs.play_bot_turn", (match.id, seat, version),
                       f"bot_{match.id}_{seat}_{version}", pipe, timeout)
+
+    def enqueue_webhooks(self, match_id: str, seq: int, pipe: Pipeline | None = None) -> None:
+        """Note that the match's webhook has messages up to event ``seq`` to send, and wake its delivery."""
+        (pipe if pipe is not None else self.queue.connection).zadd(due_key(self.settings.queue), {match_id: seq},
+                                                                     gt=True)
+        self._enqueue(self.queue, "workers.jobs.deliver_webhooks", (match_id,), f"hooks_{match_id}", pipe)
 
     def enqueue_scoring(self, match_id: str, pipe: Pipeline | None = None) -> None:
         self._enqueue(self.queue, "workers.jobs.score_match", (match_id,), f"score_{match_id}", pipe)
@@ -340,7 +350,8 @@ class Referee:
                           "count).", retry_after=STORE_FULL_RETRY)
 
     def create_match(self, game_name: str, players: int, options: dict | None, seed: Any,
-                     seats: list[dict] | None, clock_request: dict | None = None, listed: bool = True) -> dict:
+                     seats: list[dict] | None, clock_request: dict | None = None, listed: bool = True,
+                     webhook: dict | None = None) -> dict:
         game = self.game(game_name)
         try:
             loaded = game.load_options(players, options)
@@ -358,6 +369,12 @@ class Referee:
             why = clock.check_clock(clock_request, kinds)
             if why:
                 raise Problem("invalid_clock", why)
+        if webhook is not None:
+            webhook = {"url": webhook["url"], "events": sorted(set(webhook.get("events") or EVENT_TYPES))}
+            try:
+                check_target(webhook["url"], Allowed.parse(self.settings.webhook_allow))
+            except TargetRefused as exc:
+                raise Problem("webhook_refused", str(exc)) from None
         self.check_room()
         host_token = new_token()
         tokens = {i: new_token() for i, s in enumerate(seats) if s.get("name") and not s.get("bot")}
@@ -365,11 +382,48 @@ class Referee:
                                 clock.new_clock(clock_request, players) if clock_request else {},
                                 token_hash(host_token), tokens)
         match.meta["listed"] = listed  # a rematch is listed as its match was
+        out: dict = {}
+        if webhook is not None:  # before the match: its first commit already owes messages
+            webhook["secret"] = new_secret()
+            self._hook(match.id, {**webhook, "events": orjson.dumps(webhook["events"]), "cursor": 0, "turn": 0})
+            out["webhook"] = {"url": webhook["url"], "events": webhook["events"], "secret": webhook["secret"]}
+            match.meta["webhook"] = True
         self.store.create(match, self.jobs(match, match.version), listed)
         out_seats = [{"seat": i, "name": s["name"], "bot": s["bot"], "token": tokens.get(i)}
                      for i, s in enumerate(match.meta["seats"])]
         return {"id": match.id, "game": game.name, "status": match.status, "host_token": host_token,
-                "seats": out_seats}
+                "seats": out_seats, **out}
+
+    def _hook(self, match_id: str, fields: dict) -> None:
+        """Write fields of the match's webhook; its keys live as long as a match can."""
+        pipe = self.store.redis.pipeline(transaction=False)
+        pipe.hset(hook_key(match_id), mapping=fields)
+        pipe.expire(hook_key(match_id), self.settings.abandoned_ttl + self.settings.finished_ttl)
+        pipe.execute()
+
+    def webhook(self, match_id: str, token: str | None) -> dict:
+        """The match's webhook and its latest delivery attempts, newest first (host token)."""
+        match = self._load(match_id)
+        self._host(match, token, "see its webhook")
+        hook = self.store.redis.hgetall(hook_key(match_id))
+        if not hook:
+            raise Problem("not_found", "This match has no webhook.")
+        return {"url": hook[b"url"].decode(), "events": orjson.loads(hook[b"events"]),
+                "deliveries": [orjson.loads(e) for e in self.store.redis.lrange(log_key(match_id), 0, -1)]}
+
+    def rotate_webhook_secret(self, match_id: str, token: str | None) -> dict:
+        """A new signing secret, used from the next delivery on; the old one signs nothing more."""
+        match = self._load(match_id)
+        self._host(match, token, "rotate its webhook's secret")
+        if not self.store.redis.exists(hook_key(match_id)):
+            raise Problem("not_found", "This match has no webhook.")
+        secret = new_secret()
+        self._hook(match_id, {"secret": secret})
+        return {"secret": secret}
+
+    def _host(self, match: Match, token: str | None, what: str) -> None:
+        if self.seat_of(match, token, required=True) != HOST:
+            raise Problem("not_host", f"Only the host token can {what}.")
 
     def _new_match(self, game: Game, options: dict, seats: list[dict], seed: Any, clocked: dict, host_hash: str,
                    tokens: dict[int, str], match_id: str | None = None) -> Match:
@@ -694,8 +748,7 @@ class Referee:
 
     def abort(self, match_id: str, token: str | None) -> dict:
         def decide(match: Match) -> None:
-            if self.seat_of(match, token, required=True) != HOST:
-                raise Problem("not_host", "Only the host token can abort a match.")
+            self._host(match, token, "abort a match")
             if match.status.over:
                 raise Problem("match_over", f"The match is already {match.status}.")
             match.status = Status.ABORTED

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import timedelta
 
 import redis
 from rq import Queue, get_current_job
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
+from service import webhooks
 from service.config import Settings
 from service.connections import store_for_queue
 from service.games import DEFAULT_MOVES
@@ -147,4 +149,27 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
         queue.zadd(pending, {match_id: time.time()})
     if requeued:
         log.warning("sweeper re-enqueued %d job(s)", requeued)
+    return requeued
+
+
+
+def deliver_webhooks(match_id: str) -> str:
+    """Send the match's webhook messages that are due (service/webhooks.py, ``deliver``)."""
+    ref = _current_referee()
+
+    def again_in(seconds: float) -> None:
+        ref.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.deliver_webhooks", match_id,
+                             job_id=f"hooks_{match_id}", result_ttl=0, failure_ttl=24 * 3600)
+
+    return webhooks.deliver(ref.store, ref.queue.connection, ref.settings, match_id, again_in)
+
+
+def sweep_webhooks(ref: Referee) -> int:
+    """Re-enqueue the delivery of every match whose webhook has messages due and whose job was lost."""
+    requeued = 0
+    for raw_id in ref.queue.connection.zrange(webhooks.due_key(ref.settings.queue), 0, -1):
+        match_id = raw_id.decode()
+        if not _job_alive(ref, f"hooks_{match_id}", ref.settings.job_timeout + ref.settings.webhook_timeout):
+            ref.enqueue_webhooks(match_id, 0)
+            requeued += 1
     return requeued

@@ -76,7 +76,7 @@ def _sweep_forever(interval: float, parent: int) -> None:
     die_with_parent(parent)
     name_process("referee-sweeper")
     from service.referee import Referee
-    from workers.jobs import sweep
+    from workers.jobs import sweep, sweep_webhooks
 
     settings = Settings.from_env()
     store, queue = connect(settings)
@@ -85,6 +85,7 @@ def _sweep_forever(interval: float, parent: int) -> None:
         try:
             if queue.set(f"ref:sweeper:{settings.queue}", os.getpid(), nx=True, ex=max(int(interval), 1)):
                 sweep(ref)
+                sweep_webhooks(ref)
         except redis.RedisError as exc:
             log.warning("sweeper: %s", exc)
         time.sleep(interval)

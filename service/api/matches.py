@@ -33,6 +33,7 @@ from service.api.contract import (
     ref,
     seed_field,
 )
+from service.api.webhooks import WebhookCreatedSchema, WebhookSpecSchema
 from service.games import GAMES
 from service.problems import Problem
 from service.referee import Actor, Referee
@@ -101,6 +102,8 @@ class CreateMatchSchema(Schema):
                                                                         "(whoever has its id can still join)."})
     clock = fields.Nested(ClockSchema, load_default=None, metadata={
         "description": "A turn clock: move_seconds, or initial_seconds and increment_seconds; and on_timeout."})
+    webhook = fields.Nested(WebhookSpecSchema, load_default=None, metadata={
+        "description": "Signed deliveries (Standard Webhooks) of the match's events to your backend."})
 
 
 #: the body as documented: one schema per game, with its own Options (the server loads CreateMatchSchema and
@@ -124,6 +127,7 @@ class CreatedMatchSchema(Schema):
     status = STATUS
     host_token = fields.String(required=True, metadata={"description": "Aborts the match; sees what a spectator sees."})
     seats = fields.List(fields.Nested(SeatOutSchema), required=True)
+    webhook = fields.Nested(WebhookCreatedSchema, metadata={"description": "When one was asked for."})
 
 
 class JoinSchema(Schema):
@@ -353,7 +357,7 @@ class Matches(MethodView):
     @blp.response(201, CreatedMatchSchema)
     @blp.doc(operationId="createMatch", requestBody={"content": {"application/json": {"schema": CREATE_MATCH.doc()}}})
     @problems(blp, "invalid_body", "unknown_game", "invalid_options", "unknown_bot", "invalid_clock",
-              "body_too_large", "redis_unavailable", "store_full")
+              "body_too_large", "redis_unavailable", "store_full", "webhook_refused")
     def post(self, body):
         """Create a match; named human seats get their tokens now, open seats are joined later.
 
@@ -363,7 +367,7 @@ class Matches(MethodView):
         if game not in GAMES:
             raise Problem("unknown_game", f"There is no game {game!r}; see GET /games.")
         return referee().create_match(game, body["players"], body["options"], body.get("seed"), body["seats"],
-                                      body["clock"], body["listed"])
+                                      body["clock"], body["listed"], body["webhook"])
 
 
 @blp.route("/<string:match_id>")

@@ -1,0 +1,270 @@
+"""Webhooks by the Standard Webhooks specification: what a match's host is told, and how it is sent.
+
+A match created with ``"webhook": {"url", "events"}`` has its deliveries made by RQ workers
+(``workers.jobs.deliver_webhooks``), in the order of the match's event log, from a cursor kept
+with the hook: every commit of such a match notes it in a set on the queue's server (in the
+commit's own transaction) and enqueues its delivery job; the job sends what lies past the cursor,
+advancing it only after a 2xx, so each message goes at least once, in order, with a stable id.
+A failing target is retried with exponential backoff, up to ``REFEREE_WEBHOOK_MAX_AGE`` seconds
+per message (then that message is given up, noted, and the next goes). Nothing of this is on a
+move's path but the note and the enqueue.
+
+What is sent is what a spectator sees: a move's public events, never a seat's private ones.
+
+- ``match.started``: ``{to_act}``
+- ``turn``: ``{version, to_act}``, for the version current when the delivery runs (a turn already
+  over by then is not sent: it cannot be acted on)
+- ``move``: ``{version, seat, events}``, the public events of that version
+- ``seat.timeout``: the timeout's ``{seat, action, deadline, at}``
+- ``match.finished``: ``{result}``;  ``match.aborted``: ``{}``
+
+Targets are checked when the match is created and again before each send: a host that resolves
+to a loopback, private, link-local or otherwise non-global address is refused unless
+``REFEREE_WEBHOOK_ALLOW`` lists it (host names or CIDRs, comma-separated). Redirects are not
+followed; each send has a response timeout.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import secrets
+import socket
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from urllib.parse import urlsplit
+
+import orjson
+import requests
+from standardwebhooks import Webhook
+
+EVENT_TYPES = ("match.started", "turn", "move", "seat.timeout", "match.finished", "match.aborted")
+#: the event log's types that become a message of their own (a move is built from ``moved``)
+FROM_LOG = {"match_started": "match.started", "timeout": "seat.timeout", "match_finished": "match.finished",
+            "match_aborted": "match.aborted"}
+
+
+def hook_key(match_id: str) -> str:
+    """hash of a match's webhook: url, events, secret, cursor (last event seq sent), turn (last version sent)."""
+    return f"ref:{{m:{match_id}}}:hook"
+
+
+def log_key(match_id: str) -> str:
+    """list of the latest delivery attempts, newest first."""
+    return f"ref:{{m:{match_id}}}:hook:log"
+
+
+def lock_key(match_id: str) -> str:
+    return f"ref:{{m:{match_id}}}:hook:lock"
+
+
+def due_key(queue: str) -> str:
+    """zset on the queue's server of the matches whose webhook has messages to send, scored by the last
+    event seq noted; a delivery that caught up removes its match only if no later commit noted it again."""
+    return f"ref:hooks:{queue}"
+
+
+def new_secret() -> str:
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+class TargetRefused(ValueError):
+    """The webhook's URL may not be sent to (its reason is the message)."""
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """``REFEREE_WEBHOOK_ALLOW``: hosts and networks that may be sent to although they are not global."""
+
+    hosts: frozenset[str]
+    networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> Allowed:
+        hosts, networks = set(), []
+        for item in (i.strip() for i in text.split(",")):
+            if not item:
+                continue
+            try:
+                networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                hosts.add(item.lower())
+        return cls(frozenset(hosts), tuple(networks))
+
+    def admits(self, address: str) -> bool:
+        ip = ipaddress.ip_address(address)
+        return ip.is_global or any(ip in net for net in self.networks)
+
+
+def check_target(url: str, allowed: Allowed) -> None:
+    """Refuse (``TargetRefused``) a URL that is not http(s), or whose host resolves to an address that is not
+    global (loopback, private, link-local, ...) and is not allowed."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise TargetRefused("The webhook URL must be an http or https URL with a host.")
+    host = parts.hostname.lower()
+    if host in allowed.hosts:
+        return
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        found = {info[4][0] for info in socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)}
+    except (OSError, ValueError):
+        raise TargetRefused(f"The webhook host {host!r} cannot be resolved.") from None
+    refused = sorted(a for a in found if not allowed.admits(a.split("%")[0]))
+    if refused:
+        raise TargetRefused(f"The webhook host {host!r} resolves to {', '.join(refused)}, which is not a public "
+                            "address (REFEREE_WEBHOOK_ALLOW lists the hosts and networks allowed besides).")
+
+
+@dataclass
+class Message:
+    id: str
+    type: str
+    seq: int  # the last event of the log it covers (the cursor moves there once it is sent)
+    data: dict
+    version: int | None = None  # for a turn: the version it is of
+
+    def body(self, match_id: str, now: datetime) -> str:
+        return orjson.dumps({"type": self.type, "timestamp": now.isoformat(),
+                             "data": {"match_id": match_id, **self.data}}).decode()
+
+
+def messages(match_id: str, events: list[dict], head: tuple[str, int, list[int]] | None, cursor: int,
+             last_turn: int) -> Iterator[Message]:
+    """The messages of the event log past ``cursor`` (``events``, in order), then the turn of ``head``
+    (status, version, to_act) unless sent already.  Ids are stable: the seq of the event a message stands
+    for (a turn: its version)."""
+    pending: Message | None = None  # a move gathers the public events of its version
+    for e in events:
+        if pending is not None and e["v"] != pending.data["version"]:
+            yield pending
+            pending = None
+        if e["type"] == "moved":
+            if pending is not None:
+                yield pending
+            pending = Message(f"msg_{match_id}_{e['seq']}", "move", e["seq"],
+                              {"version": e["v"], "seat": e["data"]["seat"], "events": []})
+        elif pending is not None and e["to"] == "all":
+            pending.data["events"].append({"type": e["type"], "data": e["data"]})
+            pending.seq = e["seq"]
+        if e["type"] in FROM_LOG:
+            if pending is not None:
+                yield pending
+                pending = None
+            data = {"result": e["data"]} if e["type"] == "match_finished" else dict(e["data"])
+            yield Message(f"msg_{match_id}_{e['seq']}", FROM_LOG[e["type"]], e["seq"], data)
+    if pending is not None:
+        yield pending
+    if head is not None:
+        status, version, to_act = head
+        if status == "active" and to_act and version > last_turn:
+            seq = events[-1]["seq"] if events else cursor
+            yield Message(f"msg_{match_id}_turn_{version}", "turn", seq, {"version": version, "to_act": to_act},
+                          version)
+
+
+def send(url: str, secret: str, message: Message, match_id: str, timeout: float,
+         allowed: Allowed) -> tuple[bool, int | None, str | None]:
+    """POST one message, signed; (delivered, HTTP status, error).  Redirects are not followed."""
+    try:
+        check_target(url, allowed)
+    except TargetRefused as exc:
+        return False, None, str(exc)
+    now = datetime.now(UTC)
+    body = message.body(match_id, now)
+    headers = {"content-type": "application/json", "webhook-id": message.id,
+               "webhook-timestamp": str(int(now.timestamp())),
+               "webhook-signature": Webhook(secret).sign(message.id, now, body)}
+    try:
+        answer = requests.post(url, data=body.encode(), headers=headers, timeout=timeout, allow_redirects=False)
+    except requests.RequestException as exc:
+        return False, None, type(exc).__name__
+    return 200 <= answer.status_code < 300, answer.status_code, None
+
+
+# Let go of a match's due note once its delivery caught up, unless a commit noted a later event since.
+CAUGHT_UP = """
+local noted = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if noted and tonumber(noted) > tonumber(ARGV[2]) then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+return 1
+"""
+RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
+PAGE = 200  # events read per round
+LOG = 200  # delivery attempts kept per match
+RETRY_CAP = 3600  # seconds: the longest wait between two attempts of one message
+
+
+def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], None]) -> str:
+    """Send what is due of one match's webhook, in order, advancing its cursor after each 2xx.
+
+    ``store``: the referee's :class:`service.store.Store`; ``queue``: the queue's server (the due set);
+    ``again_in(seconds)``: schedule this again (a failed send's backoff).  One delivery per match at a
+    time: a second one finds the lock taken and leaves, as the holder reads the log again before it
+    lets go of the match."""
+    from service.games import GAMES
+
+    client = store.redis
+    token = secrets.token_hex(8)
+    if not client.set(lock_key(match_id), token, nx=True, px=int((settings.webhook_timeout + 60) * 1000)):
+        return "busy"
+    allowed, due = Allowed.parse(settings.webhook_allow), due_key(settings.queue)
+    try:
+        while True:
+            hook = {k.decode(): v.decode() for k, v in client.hgetall(hook_key(match_id)).items()}
+            if float(hook.get("retry_at") or 0) > time.time():
+                return "backing off"  # a commit woke it early: the scheduled retry comes at its time
+            found = store.page(match_id, int(hook["cursor"]), PAGE, state=True) if hook else None
+            if found is None:  # no webhook, or the match expired
+                queue.zrem(due, match_id)
+                return "gone"
+            (status, version, game, state), events = found
+            whole = len(events) < PAGE  # the log's end: the head's turn comes after it
+            if not whole:  # a version's events are one message: leave a version cut by the page for the next round
+                events = [e for e in events if e["v"] < events[-1]["v"]] or events
+            head = None
+            if whole:
+                status = status.decode()
+                to_act = GAMES[game.decode()].to_act(orjson.loads(state)) if status == "active" else []
+                head = status, int(version), to_act
+            cursor, wanted = int(hook["cursor"]), set(orjson.loads(hook["events"]))
+            for message in messages(match_id, events, head, cursor, int(hook["turn"])):
+                if message.type in wanted:
+                    sent, code, error = send(hook["url"], hook["secret"], message, match_id,
+                                             settings.webhook_timeout, allowed)
+                    since = float(hook.get("failing_since") or time.time())
+                    if not sent and time.time() - since <= settings.webhook_max_age:
+                        attempts = int(hook.get("attempts") or 0) + 1
+                        _note(client, settings, match_id, message, "retrying", code, error)
+                        wait = min(2 ** attempts, RETRY_CAP)
+                        client.hset(hook_key(match_id), mapping={"attempts": attempts, "failing_since": since,
+                                                                 "retry_at": time.time() + wait - 0.5})
+                        again_in(wait)
+                        return "retrying"
+                    _note(client, settings, match_id, message, "delivered" if sent else "given up", code, error)
+                    for field in ("attempts", "failing_since", "retry_at"):
+                        hook.pop(field, None)
+                    client.hdel(hook_key(match_id), "attempts", "failing_since", "retry_at")
+                advance = {"cursor": message.seq, **({"turn": message.version} if message.version else {})}
+                client.hset(hook_key(match_id), mapping=advance)
+                hook.update({k: str(v) for k, v in advance.items()})
+            last = events[-1]["seq"] if events else cursor
+            if last > int(hook["cursor"]):  # the tail of the log that no message stands for
+                client.hset(hook_key(match_id), "cursor", last)
+            if whole and queue.eval(CAUGHT_UP, 1, due, match_id, last):
+                return "delivered"
+    finally:
+        client.eval(RELEASE, 1, lock_key(match_id), token)
+
+
+def _note(client, settings, match_id: str, message: Message, outcome: str, code: int | None,
+          error: str | None) -> None:
+    """One delivery attempt in the match's log (``GET /matches/{id}/webhooks``)."""
+    pipe = client.pipeline(transaction=False)
+    pipe.lpush(log_key(match_id), orjson.dumps({"id": message.id, "type": message.type, "outcome": outcome,
+                                                "status": code, "error": error, "at": time.time()}))
+    pipe.ltrim(log_key(match_id), 0, LOG - 1)
+    pipe.expire(log_key(match_id), settings.abandoned_ttl + settings.finished_ttl)
+    pipe.execute()

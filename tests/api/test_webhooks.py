@@ -1,0 +1,214 @@
+"""Webhooks by the Standard Webhooks specification (docs/webhooks.md): a real receiver on
+loopback verifies every delivery with the ``standardwebhooks`` package; a receiver that fails and then
+recovers gets every message, in order, once its retries succeed; a refused target is a 422 problem."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import requests
+from standardwebhooks import Webhook, WebhookVerificationError
+
+from clients.client import Referee, RefereeError
+from service.webhooks import Allowed, TargetRefused, check_target, messages
+from tests.conftest import Server, wait_for
+
+
+class Receiver:
+    """An HTTP server on loopback that keeps every delivery; it answers ``fail`` 500s first, then 200s."""
+
+    def __init__(self, fail: int = 0) -> None:
+        self.got: list[tuple[dict, bytes, int]] = []
+        self.fail = fail
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - http.server's name
+                body = self.rfile.read(int(self.headers["content-length"]))
+                status = 500 if receiver.fail > 0 else 200
+                receiver.fail -= 1
+                receiver.got.append(({k.lower(): v for k, v in self.headers.items()}, body, status))
+                self.send_response(status)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def delivered(self, secret: str) -> list[dict]:
+        """The messages answered 200, each verified against ``secret``."""
+        return [Webhook(secret).verify(body, headers) | {"id": headers["webhook-id"]}
+                for headers, body, status in self.got if status == 200]
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def hooked(redis_url):
+    """`referee serve` whose webhooks may target loopback, as a test's receiver is."""
+    server = Server(redis_url, env={"REFEREE_WEBHOOK_ALLOW": "127.0.0.1"})
+    yield server
+    server.stop()
+
+
+def play_to_the_end(ref: Referee, match: dict) -> None:
+    token = match["seats"][0]["token"]
+    while (snap := ref.match(match["id"], token))["status"] == "active":
+        if 0 in snap["to_act"]:
+            ref.move(match["id"], token, ref.legal_moves(match["id"], token)["moves"][0])
+        else:
+            ref.match(match["id"], token, since=snap["version"], wait=5)
+
+
+def test_every_delivery_verifies_and_comes_in_order_with_only_public_events(hooked):
+    receiver = Receiver()
+    try:
+        ref = Referee(hooked.url)
+        m = ref.create_match("super_blatt", 2, [{"name": "ann"}, {"bot": "greedy"}], {"first_seat": 0}, 5)
+        assert "webhook" not in m
+        m = ref.create_match("super_blatt", 2, [{"name": "ann"}, {"bot": "greedy"}], {"first_seat": 0}, 5,
+                             webhook={"url": receiver.url})
+        secret = m["webhook"]["secret"]
+        assert secret.startswith("whsec_") and set(m["webhook"]["events"]) == {
+            "match.started", "turn", "move", "seat.timeout", "match.finished", "match.aborted"}
+        play_to_the_end(ref, m)
+        wait_for(lambda: any(d["type"] == "match.finished" for d in receiver.delivered(secret)), timeout=30)
+        got = receiver.delivered(secret)
+        assert len({d["id"] for d in got}) == len(got), "each message once when every send succeeds"
+        types = [d["type"] for d in got]
+        assert types[0] == "match.started" and types[-1] == "match.finished" and "turn" in types
+        moves = [d["data"] for d in got if d["type"] == "move"]
+        # every move, in order, each once: the match was made at version 1, and its last commit is the scoring
+        assert [mv["version"] for mv in moves] == list(range(2, ref.match(m["id"])["version"]))
+        assert {mv["seat"] for mv in moves} == {0, 1}
+        seen = {}  # what a spectator sees, by version
+        for e in ref.events(m["id"])["events"]:
+            seen.setdefault(e["version"], []).append({"type": e["type"], "data": e["data"]})
+        for mv in moves:
+            assert all(e in seen[mv["version"]] for e in mv["events"]), "only what a spectator sees"
+        assert got[-1]["data"]["result"] == {k: v for k, v in ref.result(m["id"]).items()
+                                             if k not in ("id", "game", "status")}
+
+        headers, body, _ = receiver.got[0]
+        with pytest.raises(WebhookVerificationError):  # the signature covers the body
+            Webhook(secret).verify(body.replace(b"match", b"Match"), headers)
+
+        log = requests.get(f"{hooked.url}/matches/{m['id']}/webhooks",
+                           headers={"Authorization": f"Bearer {m['host_token']}"}).json()
+        assert log["url"] == receiver.url and {d["outcome"] for d in log["deliveries"]} == {"delivered"}
+        assert [d["id"] for d in reversed(log["deliveries"])] == [d["id"] for d in got]
+        seat = requests.get(f"{hooked.url}/matches/{m['id']}/webhooks",
+                            headers={"Authorization": f"Bearer {m['seats'][0]['token']}"})
+        assert seat.status_code == 403 and seat.json()["code"] == "not_host"
+    finally:
+        receiver.close()
+
+
+def test_a_receiver_that_fails_then_recovers_gets_every_message_in_order(hooked):
+    receiver = Receiver(fail=2)
+    try:
+        ref = Referee(hooked.url)
+        m = ref.create_match("super_blatt", 2, [{"name": "ann"}, {"bot": "random"}], {"first_seat": 0}, 6,
+                             webhook={"url": receiver.url, "events": ["move", "match.finished"]})
+        secret = m["webhook"]["secret"]
+        play_to_the_end(ref, m)
+        wait_for(lambda: any(d["type"] == "match.finished" for d in receiver.delivered(secret)), timeout=60)
+        got = receiver.delivered(secret)
+        assert {d["type"] for d in got} == {"move", "match.finished"}  # only the events asked for
+        assert len({d["id"] for d in got}) == len(got)
+        versions = [d["data"]["version"] for d in got if d["type"] == "move"]
+        assert versions == list(range(2, ref.match(m["id"])["version"]))  # none lost, none twice, in order
+        failed = [h["webhook-id"] for h, _, status in receiver.got if status == 500]
+        assert failed == [got[0]["id"]] * 2  # the first message was retried until it went through
+        log = requests.get(f"{hooked.url}/matches/{m['id']}/webhooks",
+                           headers={"Authorization": f"Bearer {m['host_token']}"}).json()["deliveries"]
+        assert [d["outcome"] for d in log][-3:] == ["delivered", "retrying", "retrying"]
+        assert log[-1]["status"] == 500
+    finally:
+        receiver.close()
+
+
+def test_a_rotated_secret_signs_what_follows(hooked):
+    receiver = Receiver()
+    try:
+        ref = Referee(hooked.url)
+        m = ref.create_match("super_blatt", 2, [{"name": "a"}, {"name": "b"}], {"first_seat": 0},
+                             webhook={"url": receiver.url, "events": ["move"]})
+        old = m["webhook"]["secret"]
+        host = {"Authorization": f"Bearer {m['host_token']}"}
+        new = requests.post(f"{hooked.url}/matches/{m['id']}/webhooks/secret", headers=host).json()["secret"]
+        assert new.startswith("whsec_") and new != old
+        token = m["seats"][0]["token"]
+        ref.move(m["id"], token, ref.legal_moves(m["id"], token)["moves"][0])
+        wait_for(lambda: receiver.got, timeout=20)
+        headers, body, _ = receiver.got[0]
+        assert Webhook(new).verify(body, headers)["type"] == "move"
+        with pytest.raises(WebhookVerificationError):
+            Webhook(old).verify(body, headers)
+        other = requests.post(f"{hooked.url}/matches/{m['id']}/webhooks/secret",
+                              headers={"Authorization": f"Bearer {token}"})
+        assert other.status_code == 403 and other.json()["code"] == "not_host"
+    finally:
+        receiver.close()
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://169.254.169.254/latest",
+                                 "http://[::1]/x", "ftp://example.org/x"])
+def test_a_refused_target_is_a_422_and_creates_nothing(server, url):
+    """The session's server allows no private target (REFEREE_WEBHOOK_ALLOW unset)."""
+    before = requests.get(server.url + "/matches?limit=1").json()["matches"]
+    answer = requests.post(server.url + "/matches", json={"game": "super_blatt", "players": 2,
+                                                          "webhook": {"url": url}})
+    assert answer.status_code == 422 and answer.headers["content-type"].startswith("application/problem+json")
+    assert answer.json()["code"] in ("webhook_refused", "invalid_body"), answer.json()
+    assert requests.get(server.url + "/matches?limit=1").json()["matches"] == before
+
+
+def test_targets_are_checked_against_the_allow_list():
+    nothing = Allowed.parse("")
+    for url in ("http://127.0.0.1/x", "http://localhost:8080/", "http://192.168.1.5/", "http://[fe80::1]/",
+                "http://0.0.0.0/", "https://no-such-host.invalid/"):
+        with pytest.raises(TargetRefused):
+            check_target(url, nothing)
+    check_target("http://127.0.0.1:9000/x", Allowed.parse("127.0.0.1"))
+    check_target("http://10.0.3.4/x", Allowed.parse(" 10.0.0.0/8 , hooks.internal"))
+    check_target("http://hooks.internal/x", Allowed.parse("10.0.0.0/8,hooks.internal"))  # listed by name
+    check_target("http://8.8.8.8/x", nothing)  # a public address needs no listing
+
+
+def test_messages_follow_the_log_and_carry_only_public_events():
+    log = [
+        {"seq": 1, "v": 0, "type": "match_created", "data": {}, "to": "all"},
+        {"seq": 2, "v": 0, "type": "dealt", "data": {"card": 7}, "to": [0]},
+        {"seq": 3, "v": 0, "type": "match_started", "data": {"to_act": [0]}, "to": "all"},
+        {"seq": 4, "v": 1, "type": "moved", "data": {"seat": 0, "move": {"bid": 3}}, "to": [0]},
+        {"seq": 5, "v": 1, "type": "bid_placed", "data": {"seat": 0}, "to": "all"},
+        {"seq": 6, "v": 1, "type": "dealt", "data": {"card": 9}, "to": [0]},
+        {"seq": 7, "v": 2, "type": "timeout", "data": {"seat": 1, "action": "default"}, "to": "all"},
+        {"seq": 8, "v": 2, "type": "moved", "data": {"seat": 1, "move": {"bid": 0}}, "to": [1]},
+        {"seq": 9, "v": 3, "type": "match_aborted", "data": {}, "to": "all"},
+    ]
+    out = list(messages("m1", log, None, 0, 0))
+    assert [(m.type, m.id) for m in out] == [("match.started", "msg_m1_3"), ("move", "msg_m1_4"),
+                                             ("seat.timeout", "msg_m1_7"), ("move", "msg_m1_8"),
+                                             ("match.aborted", "msg_m1_9")]
+    assert out[1].data == {"version": 1, "seat": 0, "events": [{"type": "bid_placed", "data": {"seat": 0}}]}
+    sent = json.dumps([m.data for m in out])
+    assert '"bid": 3' not in sent and '"card"' not in sent  # a sealed move stays sealed, a dealt card private
+    turn = list(messages("m1", log[:6], ("active", 2, [1]), 0, 0))[-1]
+    assert (turn.type, turn.id, turn.data, turn.seq) == ("turn", "msg_m1_turn_2", {"version": 2, "to_act": [1]}, 6)
+    assert not [m for m in messages("m1", [], ("active", 2, [1]), 6, 2) if m.type == "turn"]  # sent already
+
+
+def test_an_unknown_event_type_is_an_invalid_body(hooked):
+    with pytest.raises(RefereeError) as refused:
+        Referee(hooked.url).create_match("super_blatt", 2, webhook={"url": "http://127.0.0.1:9/", "events": ["x"]})
+    assert refused.value.status == 422 and refused.value.problem["code"] == "invalid_body"
