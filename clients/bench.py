@@ -257,6 +257,55 @@ def bench_memory(game, matches: int, seed: int) -> None:
                   f"({statistics.fmean(events):.0f} events; {matches} matches)")
 
 
+def bench_webhooks(game, matches: int, seed: int) -> None:
+    """Webhook messages one worker sends per second to a receiver on loopback that answers at once: the
+    matches are played in-process first, then their deliveries are timed, one match after another."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from service import webhooks
+    from service.referee import Referee
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as a real receiver does
+
+        def do_POST(self):  # noqa: N802 - http.server's name
+            self.rfile.read(int(self.headers["content-length"]))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    target = f"http://127.0.0.1:{receiver.server_address[1]}/hook"
+    with redis_url() as url:
+        settings = dataclasses.replace(Settings.from_env(), redis_url=url, webhook_allow="127.0.0.1")
+        client, queue = connect(settings)
+        ref = Referee(client, settings, queue)
+        rng, ids = random.Random(seed), []
+        for i in range(matches):
+            m = ref.create_match(game.name, game.min_players, {}, seed + i,
+                                 [{"name": f"p{s}"} for s in range(game.min_players)], webhook={"url": target})
+            match = ref.store.load(m["id"])
+            while match.status == "active":
+                seat = game.to_act(match.state)[0]
+                ref.apply_move(m["id"], Actor.playing(seat), concretize(rng.choice(game.legal_moves(match.state, seat)),
+                                                                        rng))
+                match = ref.store.load(m["id"])
+            ids.append(m["id"])
+        ref.queue.empty()
+        start = time.perf_counter()
+        for match_id in ids:
+            webhooks.deliver(ref.store, queue, settings, match_id, lambda seconds: None)
+        took = time.perf_counter() - start
+        sent = sum(client.llen(webhooks.log_key(i)) for i in ids)
+        print(f"{game.name:16} {sent} webhook messages of {matches} matches in {took:.2f} s: "
+              f"{sent / took:,.0f} deliveries/s by one worker (signed, to a keep-alive receiver on loopback)")
+    receiver.shutdown()
+
+
 def _environ(method: str, path: str, token: str, body: dict | None = None) -> dict:
     data = orjson.dumps(body) if body is not None else b""
     env = {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1",
@@ -355,7 +404,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     parser = argparse.ArgumentParser(prog="referee bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["rules", "bots", "memory", "api", "digest", "watchers"],
+    parser.add_argument("what", choices=["rules", "bots", "memory", "api", "digest", "watchers", "webhooks"],
                         help="watchers: see `referee bench watchers --help`")
     parser.add_argument("--game", action="append", choices=sorted(GAMES),
                         help="game to measure (repeatable; default all)")
@@ -384,6 +433,8 @@ def main(argv: list[str] | None = None) -> None:
             bench_rules(GAMES[name], args.seconds, args.seed)
         elif args.what == "memory":
             bench_memory(GAMES[name], min(args.matches, 50), args.seed)
+        elif args.what == "webhooks":
+            bench_webhooks(GAMES[name], min(args.matches, 20), args.seed)
         elif args.what == "api" and args.instructions:
             instructions_per_move(GAMES[name], args.moves, args.seed)
         elif args.what == "api":

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import os
 import secrets
 import socket
 import time
@@ -165,6 +166,18 @@ def messages(match_id: str, events: list[dict], head: tuple[str, int, list[int]]
                           version)
 
 
+_sessions: dict[int, requests.Session] = {}
+
+
+def _session() -> requests.Session:
+    """One session per process (a worker sends one message at a time): the target's connection is kept alive."""
+    session = _sessions.get(os.getpid())
+    if session is None:
+        session = _sessions[os.getpid()] = requests.Session()
+        session.trust_env = False  # no proxy from the environment: the target checked is the target reached
+    return session
+
+
 def send(url: str, secret: str, message: Message, match_id: str, timeout: float,
          allowed: Allowed) -> tuple[bool, int | None, str | None]:
     """POST one message, signed; (delivered, HTTP status, error).  Redirects are not followed."""
@@ -178,7 +191,7 @@ def send(url: str, secret: str, message: Message, match_id: str, timeout: float,
                "webhook-timestamp": str(int(now.timestamp())),
                "webhook-signature": Webhook(secret).sign(message.id, now, body)}
     try:
-        answer = requests.post(url, data=body.encode(), headers=headers, timeout=timeout, allow_redirects=False)
+        answer = _session().post(url, data=body.encode(), headers=headers, timeout=timeout, allow_redirects=False)
     except requests.RequestException as exc:
         return False, None, type(exc).__name__
     return 200 <= answer.status_code < 300, answer.status_code, None
@@ -230,6 +243,7 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
                 to_act = GAMES[game.decode()].to_act(orjson.loads(state)) if status == "active" else []
                 head = status, int(version), to_act
             cursor, wanted = int(hook["cursor"]), set(orjson.loads(hook["events"]))
+            advance: dict = {}  # where the cursor stands: written with the next attempt's note, or at the end
             for message in messages(match_id, events, head, cursor, int(hook["turn"])):
                 if message.type in wanted:
                     sent, code, error = send(hook["url"], hook["secret"], message, match_id,
@@ -237,22 +251,23 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
                     since = float(hook.get("failing_since") or time.time())
                     if not sent and time.time() - since <= settings.webhook_max_age:
                         attempts = int(hook.get("attempts") or 0) + 1
-                        _note(client, settings, match_id, message, "retrying", code, error)
                         wait = min(2 ** attempts, RETRY_CAP)
-                        client.hset(hook_key(match_id), mapping={"attempts": attempts, "failing_since": since,
-                                                                 "retry_at": time.time() + wait - 0.5})
+                        _note(client, settings, match_id, message, "retrying", code, error,
+                              {**advance, "attempts": attempts, "failing_since": since,
+                               "retry_at": time.time() + wait - 0.5})
                         again_in(wait)
                         return "retrying"
-                    _note(client, settings, match_id, message, "delivered" if sent else "given up", code, error)
+                    advance.update(cursor=message.seq, **({"turn": message.version} if message.version else {}))
+                    _note(client, settings, match_id, message, "delivered" if sent else "given up", code, error,
+                          advance, clear="failing_since" in hook)
                     for field in ("attempts", "failing_since", "retry_at"):
                         hook.pop(field, None)
-                    client.hdel(hook_key(match_id), "attempts", "failing_since", "retry_at")
-                advance = {"cursor": message.seq, **({"turn": message.version} if message.version else {})}
-                client.hset(hook_key(match_id), mapping=advance)
-                hook.update({k: str(v) for k, v in advance.items()})
+                    advance = {}
+                else:
+                    advance.update(cursor=message.seq, **({"turn": message.version} if message.version else {}))
             last = events[-1]["seq"] if events else cursor
-            if last > int(hook["cursor"]):  # the tail of the log that no message stands for
-                client.hset(hook_key(match_id), "cursor", last)
+            if last > cursor or advance:  # (and the tail of the log that no message stands for)
+                client.hset(hook_key(match_id), mapping={**advance, "cursor": max(last, advance.get("cursor", 0))})
             if whole and queue.eval(CAUGHT_UP, 1, due, match_id, last):
                 return "delivered"
     finally:
@@ -260,9 +275,14 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
 
 
 def _note(client, settings, match_id: str, message: Message, outcome: str, code: int | None,
-          error: str | None) -> None:
-    """One delivery attempt in the match's log (``GET /matches/{id}/webhooks``)."""
+          error: str | None, fields: dict, clear: bool = False) -> None:
+    """One delivery attempt in the match's log (``GET /matches/{id}/webhooks``), with the hook's ``fields``
+    (its cursor, or its retry), in one round trip; ``clear``: the retry of a failing message is over."""
     pipe = client.pipeline(transaction=False)
+    if fields:
+        pipe.hset(hook_key(match_id), mapping=fields)
+    if clear:
+        pipe.hdel(hook_key(match_id), "attempts", "failing_since", "retry_at")
     pipe.lpush(log_key(match_id), orjson.dumps({"id": message.id, "type": message.type, "outcome": outcome,
                                                 "status": code, "error": error, "at": time.time()}))
     pipe.ltrim(log_key(match_id), 0, LOG - 1)
