@@ -214,18 +214,25 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
     """Send what is due of one match's webhook, in order, advancing its cursor after each 2xx.
 
     ``store``: the referee's :class:`service.store.Store`; ``queue``: the queue's server (the due set);
-    ``again_in(seconds)``: schedule this again (a failed send's backoff).  One delivery per match at a
-    time: a second one finds the lock taken and leaves, as the holder reads the log again before it
-    lets go of the match."""
+    ``again_in(seconds)``: schedule this again (a failed send's backoff; 0: a long backlog's next slice).
+    One delivery per match at a time: a second one finds the lock taken and leaves, as the holder reads
+    the log again before it lets go of the match.  The lock outlives one send by a few seconds and is
+    renewed with each, so a killed worker's lock lapses soon after the sweeper re-enqueues its job."""
     from service.games import GAMES
 
     client = store.redis
     token = secrets.token_hex(8)
-    if not client.set(lock_key(match_id), token, nx=True, px=int((settings.webhook_timeout + 60) * 1000)):
+    lease = int((2 * settings.webhook_timeout + 5) * 1000)
+    if not client.set(lock_key(match_id), token, nx=True, px=lease):
         return "busy"
     allowed, due = Allowed.parse(settings.webhook_allow), due_key(settings.queue)
+    until = time.monotonic() + settings.job_timeout / 2  # well within RQ's timeout of the job
     try:
         while True:
+            if time.monotonic() > until:
+                again_in(0)
+                return "continued"
+            client.pexpire(lock_key(match_id), lease)
             hook = {k.decode(): v.decode() for k, v in client.hgetall(hook_key(match_id)).items()}
             if float(hook.get("retry_at") or 0) > time.time():
                 return "backing off"  # a commit woke it early: the scheduled retry comes at its time

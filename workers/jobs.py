@@ -158,6 +158,9 @@ def deliver_webhooks(match_id: str) -> str:
     ref = _current_referee()
 
     def again_in(seconds: float) -> None:
+        if seconds <= 0:
+            ref.enqueue_webhooks(match_id, 0)
+            return
         ref.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.deliver_webhooks", match_id,
                              job_id=f"hooks_{match_id}", result_ttl=0, failure_ttl=24 * 3600)
 

@@ -5,22 +5,32 @@ recovers gets every message, in order, once its retries succeed; a refused targe
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import redis
 import requests
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from clients.client import Referee, RefereeError
-from service.webhooks import Allowed, TargetRefused, check_target, messages
-from tests.conftest import Server, wait_for
+from service.config import Settings
+from service.referee import Actor
+from service.referee import Referee as Engine
+from service.webhooks import Allowed, TargetRefused, check_target, due_key, messages
+from tests.conftest import ROOT, Server, wait_for
 
 
 class Receiver:
     """An HTTP server on loopback that keeps every delivery; it answers ``fail`` 500s first, then 200s."""
 
-    def __init__(self, fail: int = 0) -> None:
+    def __init__(self, fail: int = 0, delay: float = 0.0) -> None:
         self.got: list[tuple[dict, bytes, int]] = []
         self.fail = fail
         receiver = self
@@ -28,6 +38,7 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers["content-length"]))
+                time.sleep(delay)
                 status = 500 if receiver.fail > 0 else 200
                 receiver.fail -= 1
                 receiver.got.append(({k.lower(): v for k, v in self.headers.items()}, body, status))
@@ -212,3 +223,46 @@ def test_an_unknown_event_type_is_an_invalid_body(hooked):
     with pytest.raises(RefereeError) as refused:
         Referee(hooked.url).create_match("super_blatt", 2, webhook={"url": "http://127.0.0.1:9/", "events": ["x"]})
     assert refused.value.status == 422 and refused.value.problem["code"] == "invalid_body"
+
+
+def test_a_worker_killed_mid_delivery_loses_nothing(redis_url, monkeypatch):
+    """SIGKILL `referee worker` while a slow receiver holds a delivery: once workers run again, every
+    message arrives, in order of first arrival (the one cut off may come twice: at least once)."""
+    env = {"REDIS_URL": redis_url, "REFEREE_QUEUE": f"test-hook-{uuid.uuid4().hex[:8]}",
+           "REFEREE_WEBHOOK_ALLOW": "127.0.0.1", "REFEREE_JOB_TIMEOUT": "2", "REFEREE_WEBHOOK_TIMEOUT": "2",
+           "REFEREE_SWEEP_AFTER": "1"}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    engine = Engine(redis.Redis.from_url(redis_url), Settings.from_env())
+    receiver = Receiver(delay=0.3)  # a delivery is under way whenever the worker is killed
+
+    def workers() -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "clients.cli", "worker", "--workers", "1", "--search-workers",
+                                 "0"], cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+
+    proc = workers()
+    try:
+        m = engine.create_match("super_blatt", 2, {"first_seat": 0}, 7, [{"name": "a"}, {"name": "b"}],
+                                webhook={"url": receiver.url, "events": ["move"]})
+        game = engine.game("super_blatt")
+        for _ in range(10):
+            match = engine.store.load(m["id"])
+            seat = game.to_act(match.state)[0]
+            engine.apply_move(m["id"], Actor.playing(seat), game.legal_moves(match.state, seat)[0])
+        wait_for(lambda: len(receiver.got) >= 2, timeout=30)
+        os.killpg(proc.pid, signal.SIGKILL)  # mid-delivery, lock held, cursor behind
+        proc.wait()
+        proc = workers()
+        secret = m["webhook"]["secret"]
+        wait_for(lambda: len({d["id"] for d in receiver.delivered(secret)}) == 10, timeout=60)
+        first = list(dict.fromkeys(d["id"] for d in receiver.delivered(secret)))
+        versions = [int(i.rsplit("_", 1)[1]) for i in first]
+        assert versions == sorted(versions)
+        wait_for(lambda: engine.queue.connection.zscore(due_key(engine.settings.queue), m["id"]) is None, timeout=20)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        receiver.close()
+        for q in (engine.queue, engine.search_queue):
+            q.delete(delete_jobs=True)
