@@ -30,7 +30,7 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
 PROCESSES = 4
 #: ``referee serve``'s workers (bot turns, scorings) run below the API on the host they share with it: under
-#: load, a move's request comes first (README, Benchmarks: "One queue")
+#: load, a move's request comes first (docs/benchmarks.md#one-queue-the-front-and-its-app-processes-2026-11-27)
 WORKERS_NICE = 5
 PROCESSES_HELP = ("app processes: Flask, one request at a time each, fed by the front first come first served "
                   "(long-polls and streams wait in the front and hold none)")

@@ -139,9 +139,10 @@ class EmbeddedRedis:
         """Run the server's background children (an append-only file rewrite, a snapshot) at nice
         ``BACKGROUND_NICE``.  Each forks the whole dataset and writes it out flat out, for seconds once the
         server holds thousands of finished matches: at the server's own priority it takes a core from
-        the requests, and under load the slowest moves were those made during a rewrite (README,
-        Benchmarks: "One queue").  Lowered, it takes the time the requests leave; ``referee serve`` calls
-        this every 0.3 s (a rewrite of the data of one load test lasts 1-2 s)."""
+        the requests, and under load the slowest moves were those made during a rewrite
+        (docs/benchmarks.md#one-queue-the-front-and-its-app-processes-2026-11-27).  Lowered, it takes the
+        time the requests leave; ``referee serve`` calls this every 0.3 s (a rewrite of the data of one load
+        test lasts 1-2 s)."""
         if self.proc is None:
             return
         try:

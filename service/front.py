@@ -482,7 +482,7 @@ def main(host: str, port: int, path: str, parent: int) -> None:
     # what is made at start lives as long as the process: out of the collector's reach.  A full collection
     # walks every held request (10,000 streams: ~130,000 objects, 65-190 ms with the loop stopped) and finds
     # next to nothing to free: it waits for 100 collections of the middle generation instead of 10
-    # (README, "Thousands of watchers")
+    # (docs/benchmarks.md, the paragraphs from "Thousands of watchers")
     gc.collect()
     gc.freeze()
     young, middle, _ = gc.get_threshold()

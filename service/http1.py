@@ -5,7 +5,8 @@ in the order requests arrive, to the first idle app process; this module is the 
 Why a server of our own rather than granian or uvicorn: the front's own work per request is a parse, one
 write to an app process and one write back, and either server costs several times that (granian crosses
 from its Rust threads to the event loop's thread and back on every request; uvicorn's ASGI cycle makes a
-task and several calls per request).  Figures in the README (Benchmarks, "One queue").
+task and several calls per request).  Figures in
+docs/benchmarks.md#one-queue-the-front-and-its-app-processes-2026-11-27.
 
 What it does, and nothing more:
 

@@ -8,8 +8,8 @@ An app process is a plain loop: read a request frame from the front's Unix socke
 Why one queue: when each process queues its own connections' requests (granian, gunicorn and uvicorn
 workers all do: a keep-alive connection stays with the process that accepted it), a request waits behind
 its own process's queue while another process may be idle, and the latency of a loaded server spreads
-by several times its median (README, Benchmarks: the tail at 64 matches).  One queue serves the oldest
-request first, whichever process frees up.
+by several times its median (docs/benchmarks.md#against-boardgameio: the tail at 64 matches).  One
+queue serves the oldest request first, whichever process frees up.
 
 Frames, both ways: two big-endian u32 (head length, body length), the head as JSON, the body's bytes.
 A request's head: [method, path, query, HTTP version, client, server, headers, mode, cut]; ``mode`` is
@@ -43,7 +43,8 @@ log = logging.getLogger("referee.pool")
 FRAME = struct.Struct("!II")
 #: app processes run a step below the front (and an embedded Redis): the front's dispatch, a Redis answer and
 #: a heartbeat are short and unblock the app processes' work, so they should never wait behind it.  Measured
-#: with `referee serve` at 8 and 64 matches: 3-7 % more moves/s and a tighter p99 (README, "One queue").
+#: with `referee serve` at 8 and 64 matches: 3-7 % more moves/s and a tighter p99 (see
+#: docs/benchmarks.md#one-queue-the-front-and-its-app-processes-2026-11-27).
 NICE = 2
 PLAIN, HELD, STREAM = 0, 1, 2
 Answer = tuple[int, list, bytes, dict | None]

@@ -145,7 +145,7 @@ class Phase:
 
 
 class BaseOptions(Schema):
-    """Options every game accepts (RULINGS.md: the first player is random unless named)."""
+    """Options every game accepts (docs/games/index.md, "The first player": random unless named)."""
 
     first_seat = fields.Integer(
         load_default=None,

@@ -1,6 +1,6 @@
 """Big Shot (Alex Randolph): buy cubes at auction, place them, take lots by majority.
 
-Rules: shared/rules/big_shot.txt; the board (lot table) and rulings: RULINGS.md, "Big Shot".
+Rules: the book (Big Shot, Ravensburger); the board (lot table) and every ruling: docs/games/big_shot.md.
 
 Model.  Colours are indices into ``COLORS`` and lots indices into ``LOTS``; moves and views use
 the names.  Every colour is its own money pile ("account": cash and debit cards); a seat owns one
@@ -10,7 +10,7 @@ moves the broker (event ``round_started``); an optional loan step; the auction; 
 chooses the paying colour (2 players, when both can pay); the buyer places the four cubes one
 move at a time.  After round 18 the open lots are settled and the game is over.
 
-Decisions where the book and RULINGS.md are silent (chosen here):
+Decisions where the book is silent (chosen here; each is a ruling in docs/games/big_shot.md):
 
 - The broker counts from the space after the one it stands on, skipping emptied spaces, and
   goes round the ring again when fewer spaces than the die still hold cubes.
@@ -20,26 +20,26 @@ Decisions where the book and RULINGS.md are silent (chosen here):
   roller, each seat takes its loans one move at a time (2 players: at most one per colour) and
   ends with ``decline``; a seat with no loan left to take is skipped.
 - 2 players: each colour is a separate pile (the loan's money goes to the colour that asked),
-  but the k-th loan counts over both of the player's colours together (RULINGS.md: the second
-  loan of the player pays 8 whichever colour took the first); a bid may go up to the larger
-  pile, since one colour pays it.
+  but the k-th loan counts over both of the player's colours together (docs/games/big_shot.md,
+  "Loans with two players": the second loan of the player pays 8 whichever colour took the first);
+  a bid may go up to the larger pile, since one colour pays it.
 - Hidden money: only the cash is hidden.  The book keeps debit cards displayed and bids are
   spoken aloud, so loans, bids and the price paid (and by which colour) stay public; a seat
   that keeps books can work the cash out, as at the table.  The referee knows every pile, so a
   bid above one's cash is refused (only the bidder learns why) and the book's "repeat the
   auction" remedy never arises.
-- A loan that would pay nothing (the 10th and later) may still be taken (RULINGS: never below 0).
+- A loan that would pay nothing (the 10th and later) may still be taken (docs/games/big_shot.md, "Loans").
 - Nobody bids: the roller takes the cubes free; no payment.
 - 2 players: the buyer's paying colour is chosen by a ``pay`` move; with open money it is
   made automatically when only one pile can pay, with hidden money it is always asked (an
   automatic payment would tell the opponent the other pile is short).
 - The 7th cube cannot fail to close a lot (3/3/1 and 2/2/2/1 always leave one single cube).
   No cube is ever left without an open lot (at most 10 lots can close with 72 cubes), but the
-  RULINGS fallback (the cube leaves the game) is kept.
+  fallback (the cube leaves the game; docs/games/big_shot.md, "Placing cubes") is kept.
 - Ties for the win: "the most valuable lot" is a lot's value as counted in the balance (doubled
   next to an own park).  The ranking puts qualified players (2 lots; 2 players: 2 per colour)
   first, ordered by balance, lots, most valuable lot; then the others by the same key.  Still
-  tied: a shared place (RULINGS conventions).  Scores are the balances.
+  tied: a shared place (docs/games/index.md, "Shared wins").  Scores are the balances.
 - Scores during the game ("balances" in the view) count closed lots only; hidden cash makes
   another seat's balance hidden too.
 """
@@ -56,7 +56,7 @@ from .shape import Column, Custom, Public, Rows, Shape
 
 COLORS = ("red", "yellow", "white", "black")
 COLOR_INDEX = {c: i for i, c in enumerate(COLORS)}
-# RULINGS.md, Big Shot: the lots (chosen).  (name, value, the park it touches or None)
+# docs/games/big_shot.md, "The board": the lots (chosen).  (name, value, the park it touches or None)
 LOTS = (
     ("PW", 0, None), ("PE", 0, None),
     ("W9", 9, "PW"), ("W10", 10, "PW"), ("W11", 11, "PW"),
@@ -339,7 +339,8 @@ class BigShot(Game):
              "pay": PayMove, "place": PlaceMove}
     variants = ({}, {"hidden_money": True})
     shape = SHAPE
-    #: book: An auction, Loans, Placing the cubes; RULINGS.md: the loan step and the paying colour
+    #: book: 2) Auction, Loans, Acquiring Lots; the loan step and the paying colour: docs/games/big_shot.md,
+    #: "Loans" and "Paying"
     phases = {
         "loans": Phase({"loan": "_loan", "decline": "_decline"}, "Take a loan or decline before the bidding starts."),
         "bidding": Phase({"bid": "_bid", "pass": "_pass", "loan": "_loan"}, "Bid or pass."),
@@ -590,7 +591,8 @@ class BigShot(Game):
         return events
 
     def _discard_unplaceable(self, state: BigShotState) -> list[dict]:
-        """RULINGS: a cube with no open lot leaves the game (cannot happen with 72 cubes; kept as the rule)."""
+        """docs/games/big_shot.md, "Placing cubes": a cube with no open lot leaves the game (cannot happen
+        with 72 cubes; kept as the rule)."""
         if state["hand"] and all(state["closed"]):
             gone = state["hand"]
             state["removed"] += len(gone)

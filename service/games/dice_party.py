@@ -1,7 +1,7 @@
 """Dice Party: throw your party, steal wallets, provoke VIPs into Mobs, grow, and do not escalate.
 
-Rules: shared/rules/dice_party.de.txt (German; its FAQ settles most questions) and the
-"Dice Party" section of RULINGS.md.  Every roll is the referee's: the start roll ("Das
+Rules: the book (Dice Party, German, with its FAQ, which settles most questions) and the rulings
+in docs/games/dice_party.md.  Every roll is the referee's: the start roll ("Das
 Vorglühen") and each turn's roll ("Party schmeißen") happen automatically and are reported in
 events (``round_started``, ``rolled``), the first ones by ``opening``; the view shows them too
 (``start_rolls``, ``roll``).  A turn's decisions are small moves, in the book's order:
@@ -28,7 +28,7 @@ Decisions the books leave open (made here, tested in tests/games/test_dice_party
 - A party with no guests at all skips its turns (FAQ); Mobs are the only guests that can
   arrive there, so its next turn escalates by the ordinary rule, exactly as the FAQ says.
 - If every party still in the round is empty, nobody can ever act again: the round ends with
-  those players sharing the win (RULINGS convention for unresolved ties).  In the full game such
+  those players sharing the win (docs/games/dice_party.md, "Empty parties").  In the full game such
   a round credits no condition and the next round starts.
 - The option ``first_seat`` replaces the start roll of the first round; later rounds of the
   full game always roll for the starter among the players still in it.

@@ -1,11 +1,11 @@
 """Paparazzo (Friedmann Friese, Wolfgang Panning): buy the photos whose scandal grows.
 
-Rules: shared/rules/paparazzo.txt; component data and rulings: RULINGS.md, "Paparazzo".
+Rules: the book (Paparazzo, English translation); component data and rulings: docs/games/paparazzo.md.
 Cards are ids 0..63, the celebrity of card ``i`` is ``CELEBRITIES[i // 8]`` (eight photos
 each).  Money is in dollars.  Hidden: every hand (except what the right-hand neighbour showed
 you), every cash pile but your own (Friese's variant: all cash is open) and the set-aside cards.
 
-Decisions taken here where the book and RULINGS.md are silent:
+Decisions taken here where the book is silent (each a ruling in docs/games/paparazzo.md):
 
 - Offers are whole thousands of dollars (the chips are $1,000 and $5,000) and at most
   ``MAX_OFFER`` ($100,000): a range needs an upper bound, and no photo can be worth that much.
@@ -28,7 +28,7 @@ Decisions taken here where the book and RULINGS.md are silent:
   cannot be combined with ``three_hands``; its four celebrities lose their four highest ids.
 - The winner is the highest worth (three-hand game: total over the hands); a tie shares the win.
   The winner of a hand (who starts the next) is its highest worth; a tie goes to the tied player
-  first clockwise from that hand's starter (RULINGS.md).
+  first clockwise from that hand's starter (docs/games/paparazzo.md, "Three hands").
 - Each hand's worth, cash included, is announced at its reckoning (the book records it); the
   bank's ledger is never shown before the end.
 - Cash piles are hidden, but every payment is made in view of the table (the price offered aloud
@@ -65,7 +65,7 @@ NAMES = {
 }
 PHOTOS_EACH = 8
 DECK_SIZE = len(CELEBRITIES) * PHOTOS_EACH  # 64
-# RULINGS.md, Paparazzo: Skandalchronik value by photos face up (chosen table).
+# docs/games/paparazzo.md, "Skandalchronik value": the value by photos face up (chosen table).
 VALUES = (0, 1_000, 3_000, 6_000, 10_000, 15_000, 21_000, 28_000, 36_000)
 START_CASH = 15_000
 PENALTY = 5_000
@@ -80,12 +80,12 @@ LONG_GAME_HANDS = 3
 SHOWN_WITH_THREE = 3
 RAISES = ("standard", "panning", "friese")
 
-#: what each phase allows (book: Phases 1-4; RULINGS.md: the hotbed of rumors with 3 players)
+#: what each phase allows (book: Phases 1-4; docs/games/paparazzo.md, "Hotbed of rumors": 3 players choose)
 PHASES = {
     "rumors": Phase({"show": "_show"}, "Choose the 3 cards your left-hand neighbour will see."),
     "selection": Phase({"select": "_select", "sell_to_stunk": "_stunk"},
                        "The mediator selects a market photo or sells an owned photo to Stunk."),
-    # RULINGS.md: after a penalty the mediator begins again with Phase 1, and no Stunk sale then
+    # docs/games/paparazzo.md, "The penalty": the mediator begins again with Phase 1, and no Stunk sale then
     "reselection": Phase({"select": "_select"}, "After a penalty the mediator selects a market photo again."),
     "offers": Phase({"offer": "_offer", "pass": "_pass"}, "Make an offer or pass."),
     "sale": Phase({"buy": "_buy", "decline": "_decline"}, "Buy the photo at the price or decline."),

@@ -1,6 +1,7 @@
 """Das Super-Blatt (Sid Sackson): take scoops from the tableau, win the trend's categories.
 
-Rules: shared/rules/super_blatt.txt; component data and rulings: RULINGS.md.  Cards are ids
+Rules: the book (Das Super-Blatt, Ken Tidwell's translation); component data and rulings:
+docs/games/super_blatt.md.  Cards are ids
 0..53 into ``CARDS``; holdings are public (the book keeps the stacks visible), the deck's
 order and the unturned trend cards are hidden from everyone.
 """
@@ -16,14 +17,14 @@ from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_de
 from .shape import Custom, Hidden, Public, Shape
 
 CATEGORIES = ("sex", "crime", "sport", "business")
-# RULINGS.md, Das Super-Blatt: specials per category (chosen) -- EXTRA, 1..4 arrows, plain.
+# docs/games/super_blatt.md, "Cards and specials": specials per category (chosen) -- EXTRA, 1..4 arrows, plain.
 SPECIALS = {
     "sex": {"extra": 2, "arrows": (1, 1, 1, 1), "plain": 9},
     "crime": {"extra": 2, "arrows": (1, 1, 1, 0), "plain": 9},
     "sport": {"extra": 2, "arrows": (1, 1, 1, 0), "plain": 8},
     "business": {"extra": 2, "arrows": (1, 1, 1, 0), "plain": 7},
 }
-# RULINGS.md: trend cards, first/second place points per category (chosen Latin square).
+# docs/games/super_blatt.md, "Trend cards": first/second place points per category (chosen Latin square).
 TRENDS = (
     {"sex": (10, 5), "crime": (8, 4), "sport": (6, 3), "business": (4, 2)},
     {"sex": (8, 4), "crime": (6, 3), "sport": (4, 2), "business": (10, 5)},
@@ -143,8 +144,8 @@ def count(hand: list[int], category: str) -> int:
 def place_category(counts: list[int], points: tuple[int, int]) -> list[int]:
     """First and second place points for one category, ties thrown out (book: Scoring).
 
-    Only players holding at least one card compete (RULINGS.md); a count shared by two or
-    more players is eliminated and the next count moves up.
+    Only players holding at least one card compete (docs/games/super_blatt.md, "Scoring a category");
+    a count shared by two or more players is eliminated and the next count moves up.
     """
     awarded = [0] * len(counts)
     unique = [v for v in sorted({c for c in counts if c > 0}, reverse=True) if counts.count(v) == 1]

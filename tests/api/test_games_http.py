@@ -59,7 +59,7 @@ def test_full_match_with_humans_and_bots(ref, name, players):
 
 
 def test_opening_events_reach_the_log_privately_where_private(ref):
-    """picture_perfect_photography_guide.txt, Round flow step 1 / RULINGS.md, Looking: every look is a private
+    """Picture Perfect's Guide, ROUND FLOW step 1 / docs/games/picture_perfect.md, "Looking": every look is a private
     event, the first round's included; Dice Party's start roll (Das Vorglühen) is public."""
     m = ref.create_match("picture_perfect", 3, [{"name": "a"}, {"name": "b"}, {"name": "c"}], seed=2)
     for seat in range(3):

@@ -1,4 +1,4 @@
-"""Against a real `referee serve` (gunicorn API processes, RQ worker processes, Redis)."""
+"""Against a real `referee serve` (the front and its app processes, RQ worker processes, Redis)."""
 
 from __future__ import annotations
 

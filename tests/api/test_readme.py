@@ -1,4 +1,5 @@
-"""The README's curl walkthrough, run as it stands against a real server."""
+"""The README's curl walkthrough and Python client, and each game page's curl example (docs/games/), run as
+they stand against a real server."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+GAME_PAGES = sorted((ROOT / "docs" / "games").glob("*.md"))
 
 
 def walkthrough() -> str:
@@ -34,13 +37,18 @@ def test_readme_curl_walkthrough(server, tmp_path):
     assert any(e["type"] == "moved" for e in events["events"])
 
 
-GAME_BLOCKS = re.findall(r"<!-- game:(\w+) -->\s*```sh\n(.*?)```\s*<!-- /game:\1 -->", README.read_text(), re.S)
+GAME_BLOCK = re.compile(r"<!-- game:(\w+) -->\s*```sh\n(.*?)```\s*<!-- /game:\1 -->", re.S)
+GAME_BLOCKS = [block for page in GAME_PAGES for block in GAME_BLOCK.findall(page.read_text())]
 
 
-def test_every_game_has_a_readme_section():
+def test_every_game_has_a_page_with_a_tested_example():
+    """Each game's page under docs/games/ has its curl example (Das Super-Blatt's is the README's walkthrough)."""
     from service.games import GAMES
 
+    assert {page.stem for page in GAME_PAGES} >= set(GAMES)
     assert {name for name, _ in GAME_BLOCKS} == set(GAMES) - {"super_blatt"}
+    for name, _ in GAME_BLOCKS:
+        assert f"<!-- game:{name} -->" in (ROOT / "docs" / "games" / f"{name}.md").read_text()
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")

@@ -1,7 +1,7 @@
 """Big Shot rules, invariants, hidden information and bots.
 
-Passages cited are in shared/rules/big_shot.txt (section titles as printed) and the "Big Shot"
-section of shared/rules/RULINGS.md.
+Passages cited are from the rulebook ("book": Big Shot, Ravensburger's English rules; section titles as
+printed) and the rulings of docs/games/big_shot.md (by their titles).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from workers.bots.big_shot import Board, allocate, greedy
 
 R, Y, W, B = range(4)  # colour indices: red, yellow, white, black
 LOT = {name: i for i, name in enumerate(LOT_NAMES)}
-# The board as the test reads RULINGS.md, independently of the module's table.
+# The board as the test reads docs/games/big_shot.md, "The board", independently of the module's table.
 TEST_VALUES = {"PW": 0, "PE": 0, "W9": 9, "W10": 10, "W11": 11, "E9": 9, "E10": 10, "E11": 11,
                "C16": 16, "C17": 17, "C18": 18, "C19": 19, "C21": 21}
 TEST_PARK = {"W9": "PW", "W10": "PW", "W11": "PW", "E9": "PE", "E10": "PE", "E11": "PE"}
@@ -75,8 +75,9 @@ def cube_total(state: dict) -> int:
 # -- preparations ------------------------------------------------------------------------------
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_preparations(players):
-    """big_shot.txt, Preparations: 72 cubes at random on the 18 spaces, 4 of at least 2 colours
-    each; 10 million per player (2 players: per colour); calling cards dealt (RULINGS.md, Big Shot)."""
+    """book, Preparations: 72 cubes at random on the 18 spaces, 4 of at least 2 colours
+    each; 10 million per player (2 players: per colour); calling cards dealt (docs/games/big_shot.md,
+    "Cubes and colours")."""
     for seed in range(30):
         s = new(players, seed)
         assert len(s["spaces"]) == 18 and all(len(sp) == 4 and len(set(sp)) >= 2 for sp in s["spaces"])
@@ -95,13 +96,13 @@ def test_preparations(players):
 
 
 def test_colours_dealt_at_random():
-    """big_shot.txt, Preparations: the banker shuffles the calling cards and deals one to each player."""
+    """book, Preparations: the banker shuffles the calling cards and deals one to each player."""
     deals = {tuple(new(4, seed)["owner"]) for seed in range(40)}
     assert len(deals) > 5
 
 
 def test_options_and_player_counts():
-    """RULINGS.md, Big Shot: 2 to 4 players; the hidden-money variant is an option."""
+    """docs/games/big_shot.md, "Options": 2 to 4 players; the hidden-money variant is an option."""
     for players in (1, 5):
         with pytest.raises(InvalidOptions):
             GAME.load_options(players, {})
@@ -113,8 +114,8 @@ def test_options_and_player_counts():
 
 # -- moving the broker ----------------------------------------------------------------------------
 def test_broker_counts_only_spaces_with_cubes():
-    """big_shot.txt, How to play, 1) Moving the Broker; RULINGS.md: moving counts only spaces that
-    still hold cubes; the die is the referee's, rolled for the roller."""
+    """book, How to play, 1) Moving the Broker; docs/games/big_shot.md, "Moving the broker": moving counts only
+    spaces that still hold cubes; the die is the referee's, rolled for the roller."""
     s = new(4, 2)
     for i in (3, 4, 6):
         s["spaces"][i] = []
@@ -134,7 +135,8 @@ def test_broker_counts_only_spaces_with_cubes():
 
 
 def test_broker_goes_round_when_few_spaces_remain():
-    """RULINGS.md, Big Shot: the 18 spaces form a ring; emptied spaces are skipped (book: 1) Moving the Broker)."""
+    """docs/games/big_shot.md, "Moving the broker": the 18 spaces form a ring; emptied spaces are skipped (book: 1)
+    Moving the Broker)."""
     from service.games.big_shot import advance_broker
 
     spaces = [[] for _ in range(18)]
@@ -147,7 +149,7 @@ def test_broker_goes_round_when_few_spaces_remain():
 
 # -- the auction ------------------------------------------------------------------------------
 def test_bidding_order_and_winner_pays():
-    """big_shot.txt, 2) Auction: bids in turn clockwise from the roller's left, each higher than the
+    """book, 2) Auction: bids in turn clockwise from the roller's left, each higher than the
     last; a pass is final; the highest bidder pays the bank and picks up the 4 cubes."""
     s = bidding(new(4, 3), roller=1)
     assert GAME.to_act(s) == [2]
@@ -173,7 +175,7 @@ def test_bidding_order_and_winner_pays():
 
 
 def test_bid_above_cash_refused():
-    """RULINGS.md, Big Shot: bids above one's cash are refused (book, 2) Auction: a player short of
+    """docs/games/big_shot.md, "Bidding": bids above one's cash are refused (book, 2) Auction: a player short of
     cash must pass or request a loan)."""
     s = bidding(new(4, 4), roller=3)
     s["cash"][s["owner"].index(0)] = 5
@@ -186,7 +188,7 @@ def test_bid_above_cash_refused():
 
 
 def test_nobody_bids_roller_places_free():
-    """big_shot.txt, 2) Auction, Note: if nobody makes a bid, the roller distributes the cubes at no cost."""
+    """book, 2) Auction, Note: if nobody makes a bid, the roller distributes the cubes at no cost."""
     s = bidding(new(3, 5), roller=0)
     act(s, 1, {"type": "pass"})
     events = act(s, 2, {"type": "pass"})
@@ -198,8 +200,9 @@ def test_nobody_bids_roller_places_free():
 
 # -- loans ----------------------------------------------------------------------------------
 def test_loans_pay_9_8_7_and_a_debit_each_once_per_round():
-    """big_shot.txt, Loans: once each round a 10 million loan; the first pays 9, the second 8, the
-    third 7...; each adds a debit card of 10 million.  RULINGS.md: at the player's turn to bid."""
+    """book, Loans: once each round a 10 million loan; the first pays 9, the second 8, the
+    third 7...; each adds a debit card of 10 million.  docs/games/big_shot.md, "Loans": at the player's turn
+    to bid."""
     assert [loan_payout(k) for k in (1, 2, 3, 9, 10, 11)] == [9, 8, 7, 1, 0, 0]
     s = bidding(new(4, 6), roller=3)
     red = s["owner"].index(0)
@@ -218,8 +221,8 @@ def test_loans_pay_9_8_7_and_a_debit_each_once_per_round():
 
 
 def test_loan_step_before_bidding_in_hidden_money_variant():
-    """big_shot.txt, A challenging variant: loans are requested at the beginning of a round, before
-    the auction; RULINGS.md: a loan step before the first bid."""
+    """book, A challenging variant: loans are requested at the beginning of a round, before
+    the auction; docs/games/big_shot.md, "Loans": a loan step before the first bid."""
     s = new(3, 7, hidden_money=True)
     assert s["phase"] == "loans"
     roller = s["roller"]
@@ -236,8 +239,8 @@ def test_loan_step_before_bidding_in_hidden_money_variant():
 
 # -- placing cubes and acquiring lots ---------------------------------------------------------------
 def test_buyer_places_four_cubes_one_at_a_time_on_open_lots():
-    """big_shot.txt, 2) Auction: the buyer distributes the 4 cubes on any lots; Acquiring Lots: at most
-    seven cubes on a lot; RULINGS.md: one at a time on open lots."""
+    """book, 2) Auction: the buyer distributes the 4 cubes on any lots; Acquiring Lots: at most
+    seven cubes on a lot; docs/games/big_shot.md, "Placing cubes": one at a time on open lots."""
     s = placing(new(4, 8), 2, [R, R, Y, B])
     moves = GAME.legal_moves(s, 2)
     assert len(moves) == 3 * 13 and all(m["type"] == "place" for m in moves)
@@ -265,7 +268,7 @@ def _lot_state(counts: list[int], hand: list[int], buyer: int = 0) -> dict:
     (2, ["red", "red", "yellow"], W),      # 3/3/1: white, best of all
 ])
 def test_book_example_three_can_take_the_lot(buyer, cubes, winner):
-    """big_shot.txt, Tactical hints, Example: 2 yellow, 1 red, 1 white on a lot, the broker on 2 red,
+    """book, Tactical hints, Example: 2 yellow, 1 red, 1 white on a lot, the broker on 2 red,
     1 yellow, 1 black; red, yellow and white can each take it (white with 2 red and 1 yellow)."""
     s = _lot_state([1, 2, 1, 0], [R, R, Y, B], buyer)
     events = []
@@ -279,7 +282,7 @@ def test_book_example_three_can_take_the_lot(buyer, cubes, winner):
 
 
 def test_greedy_finds_the_white_play_of_the_example():
-    """big_shot.txt, Tactical hints, Example: White does best by entering 2 red and 1 yellow (3/3/1)."""
+    """book, Tactical hints, Example: White does best by entering 2 red and 1 yellow (3/3/1)."""
     s = _lot_state([1, 2, 1, 0], [R, R, Y, B], buyer=2)
     _, plan = allocate(Board(s, 2), s["hand"])
     on_lot = sorted(c for c, lot in plan if lot == LOT["C19"])
@@ -293,7 +296,7 @@ def test_greedy_finds_the_white_play_of_the_example():
     ([6, 0, 0, 0], Y, R),          # 6/1
 ])
 def test_seventh_cube_closes_the_lot(counts, last, winner):
-    """big_shot.txt, Acquiring Lots: undisputed majority; equal majorities (3/3/1, 2/2/2/1) cancel and
+    """book, Acquiring Lots: undisputed majority; equal majorities (3/3/1, 2/2/2/1) cancel and
     the single cube takes it; the seventh cube makes it final at once, the other six leave."""
     s = _lot_state(counts, [last, R, R, R])
     events = act(s, 0, {"type": "place", "color": COLORS[last], "lot": "C19"})
@@ -317,7 +320,7 @@ def _last_round(counts_by_lot: dict[str, list[int]], players: int = 4) -> dict:
 
 
 def test_end_of_game_settles_open_lots():
-    """big_shot.txt, End of the game: open lots go to an undisputed majority (2/1, 1/0); equal
+    """book, End of the game: open lots go to an undisputed majority (2/1, 1/0); equal
     majorities (2/2/1) to the single cube; a tie (2/2, 1/1/1) gives the lot to nobody, all cubes leave."""
     s = _last_round({"C16": [2, 1, 0, 0], "C17": [0, 1, 0, 0], "C18": [2, 2, 1, 0],
                      "C19": [2, 2, 0, 0], "C21": [1, 1, 1, 0], "E10": [2, 2, 1, 1]})
@@ -334,7 +337,7 @@ def test_end_of_game_settles_open_lots():
 
 
 def test_red_38_against_white_11():
-    """big_shot.txt, Reminder regarding values, Example: Red has an x2 lot and the adjacent 9 and 10,
+    """book, Reminder regarding values, Example: Red has an x2 lot and the adjacent 9 and 10,
     White the adjacent 11: Red's lots are worth 38, White's 11."""
     s = _last_round({"PW": [1, 0, 0, 0], "W9": [1, 0, 0, 0], "W10": [1, 0, 0, 0], "W11": [0, 0, 1, 0]})
     act(s, 0, {"type": "place", "color": "red", "lot": "C21"})
@@ -350,7 +353,7 @@ def test_red_38_against_white_11():
 
 
 def test_balance_winner_needs_two_lots_and_tie_breaks():
-    """big_shot.txt, End of the game: balance = lots + cash - 10 per debit card; the best balance
+    """book, End of the game: balance = lots + cash - 10 per debit card; the best balance
     wins provided he acquired at least two lots; ties: most lots, then the most valuable lot."""
     s = _last_round({"C21": [1, 0, 0, 0], "C16": [0, 1, 0, 0], "W9": [0, 1, 0, 0], "E9": [0, 0, 1, 0],
                      "E10": [0, 0, 1, 0]})
@@ -384,7 +387,7 @@ def test_balance_winner_needs_two_lots_and_tie_breaks():
 
 
 def test_nobody_qualifies_no_winner():
-    """RULINGS.md, Big Shot: nobody with at least 2 lots: no winner."""
+    """docs/games/big_shot.md, "The winner": nobody with at least 2 lots: no winner."""
     s = _last_round({"C21": [1, 0, 0, 0], "C16": [0, 1, 0, 0]})
     act(s, 0, {"type": "place", "color": "red", "lot": "C21"})
     assert GAME.final_result(s).winners == []
@@ -392,7 +395,7 @@ def test_nobody_qualifies_no_winner():
 
 # -- three players ----------------------------------------------------------------------------
 def test_three_players_ghost():
-    """big_shot.txt, The game for three players: the fourth colour is a Ghost with no money, out of the
+    """book, The game for three players: the fourth colour is a Ghost with no money, out of the
     bidding; anyone may place its cubes and make it acquire lots, which count for nobody."""
     s = _last_round({"C21": [0, 0, 0, 3], "C16": [1, 0, 0, 0], "C17": [1, 0, 0, 0]}, players=3)
     s["hand"] = [B]
@@ -408,8 +411,8 @@ def test_three_players_ghost():
 
 # -- two players ---------------------------------------------------------------------------
 def test_two_players_kth_loan_counts_both_colours_together():
-    """RULINGS.md, Big Shot, Loans: with 2 players a player's k-th loan pays 10-k counting both colours
-    together ("for the first loan he will receive only 9 million"); the money goes to the colour that
+    """docs/games/big_shot.md, "Loans with two players": with 2 players a player's k-th loan pays 10-k counting both
+    colours together ("for the first loan he will receive only 9 million"); the money goes to the colour that
     asked, so the player's second loan pays 8 whichever colour took the first."""
     s = new(2, 12)
     seat = GAME.to_act(s)[0]
@@ -422,7 +425,7 @@ def test_two_players_kth_loan_counts_both_colours_together():
 
 
 def test_two_players_loans_per_colour_before_bidding():
-    """big_shot.txt, The game for two players: two colours each, 10 million per colour; loans before
+    """book, The game for two players: two colours each, 10 million per colour; loans before
     the bidding, one per colour each round."""
     s = new(2, 12)
     seat = GAME.to_act(s)[0]
@@ -443,8 +446,8 @@ def test_two_players_loans_per_colour_before_bidding():
 
 
 def test_two_players_buyer_chooses_paying_colour():
-    """big_shot.txt, The game for two players: after the auction the highest bidder decides which of
-    his two colours pays; RULINGS.md: a bid may not exceed cash (one pile pays)."""
+    """book, The game for two players: after the auction the highest bidder decides which of
+    his two colours pays; docs/games/big_shot.md, "Bidding": a bid may not exceed cash (one pile pays)."""
     s = bidding(new(2, 13), roller=1)
     colors_to_seats(s, {R: 0, Y: 0, W: 1, B: 1})
     s["cash"] = [12, 5, 10, 10]
@@ -467,7 +470,7 @@ def test_two_players_buyer_chooses_paying_colour():
 
 
 def test_two_players_doubling_and_qualifying_per_colour():
-    """big_shot.txt, The game for two players: x2 doubles only lots of the same colour; each player
+    """book, The game for two players: x2 doubles only lots of the same colour; each player
     must acquire at least two lots with each colour; both colours' balances are summed."""
     s = _last_round({"PW": [1, 0, 0, 0], "W9": [0, 1, 0, 0], "W10": [1, 0, 0, 0], "C16": [0, 1, 0, 0],
                      "C21": [0, 0, 1, 0], "C19": [0, 0, 1, 0], "C18": [0, 0, 0, 1], "C17": [0, 0, 0, 1]},
@@ -498,7 +501,7 @@ def _advance(state: dict, rng: random.Random, steps: int) -> dict:
 
 
 def test_hidden_money_two_players_always_choose_payer():
-    """big_shot.txt, A challenging variant + The game for two players: an automatic payment would show
+    """book, A challenging variant + The game for two players: an automatic payment would show
     the opponent that the other pile is short, so the buyer always chooses the paying colour."""
     s = bidding(new(2, 14, hidden_money=True), roller=1)
     colors_to_seats(s, {R: 0, Y: 0, W: 1, B: 1})
@@ -509,7 +512,7 @@ def test_hidden_money_two_players_always_choose_payer():
 
 
 def test_money_is_displayed_unless_hidden():
-    """big_shot.txt, Preparations: players display their money, so every seat and a spectator see every
+    """book, Preparations: players display their money, so every seat and a spectator see every
     colour's cash; A challenging variant: the money is kept hidden, a seat sees its own colours' cash
     only, and everyone sees all of it once the game is over."""
     rng = random.Random(15)
@@ -550,7 +553,7 @@ def independent_scores(state: dict) -> tuple[list[int], list[int]]:
 
 # -- hooks of the conformance suite (tests/games/test_conformance.py) -----------------------------
 def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random):
-    """big_shot.txt, A challenging variant: only the cash is hidden; raise the cash of every colour
+    """book, A challenging variant: only the cash is hidden; raise the cash of every colour
     that is neither the observer's nor the actor's (the actor's own move must stay legal).  The end
     of the game counts the balances openly."""
     if not state["hidden_money"]:
@@ -563,7 +566,8 @@ def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random)
 
 
 class Invariants:
-    """RULINGS.md, Big Shot: 72 cubes conserved, at most 7 per lot; money and debit cards agree with
+    """docs/games/big_shot.md, "Cubes and colours", "Taking a lot": 72 cubes conserved, at most 7 per lot; money and
+    debit cards agree with
     the public loans and payments; balances and the winner recomputed independently at the end."""
 
     def __init__(self, state: dict) -> None:
@@ -604,7 +608,8 @@ class Invariants:
 
 
 def test_views_are_json_and_show_the_table():
-    """design.md, The game contract: a view holds what a UI needs (whose turn, the pending decision, scores)."""
+    """docs/architecture.md, "The game contract": a view holds what a UI needs (whose turn, the pending decision,
+    scores)."""
     s = new(4, 16)
     v = GAME.view(s, 1)
     json.dumps(v)

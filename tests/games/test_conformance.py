@@ -1,6 +1,6 @@
 """One conformance suite for every game x player count x variant (OpenSpiel's random_sim_test).
 
-design.md, the game contract.  Seeded random play to the end, where every few moves:
+docs/architecture.md, "The game contract".  Seeded random play to the end, where every few moves:
 - hidden information: a per-game hook changes only what one observer cannot see; that
   observer's view, legal moves and share of the next move's events stay the same, and so does the
   refusal (code, reason and message) of every move of its own that the rules refuse: an error

@@ -1,4 +1,5 @@
-"""Dice Party rules, each test citing its passage (shared/rules/dice_party.de.txt, RULINGS.md "Dice Party").
+"""Dice Party rules, each test citing its passage: the rulebook ("book": the German rules and their FAQ, section
+titles as printed) and the rulings of docs/games/dice_party.md (by their titles).
 
 Rolls are scripted with ``Dice``: a random.Random whose ``choices`` hands out chosen faces,
 so a hand-built state plays exactly the roll a rule needs.
@@ -102,7 +103,7 @@ def rejected(state: dict, seat: int, move: dict, reason: str | None = None) -> N
 
 # -- setting up -------------------------------------------------------------------------------
 def test_start_party_and_supplies():
-    """dice_party.de.txt, Die Gäste / Der Abend beginnt: 60 dice (20 of each kind); a start party of 2 Party-People
+    """book, Die Gäste / Der Abend beginnt: 60 dice (20 of each kind); a start party of 2 Party-People
     and 2 VIPs."""
     s = GAME.setup(4, GAME.load_options(4, {}), random.Random(3))
     for seat in range(4):
@@ -113,7 +114,7 @@ def test_start_party_and_supplies():
 
 
 def test_start_roll_highest_total_rerolls_on_tie():
-    """dice_party.de.txt, Das Vorglühen: all throw, the highest total starts; a tie for highest means all throw
+    """book, Das Vorglühen: all throw, the highest total starts; a tie for highest means all throw
     again."""
     s = table([party(2, 2)] * 3)
     rng = Dice([6, 6, 1, 1], [5, 5, 2, 2], [1, 1, 1, 1],  # 14, 14, 4: tie for highest
@@ -128,7 +129,8 @@ def test_start_roll_highest_total_rerolls_on_tie():
 
 
 def test_first_seat_option_replaces_the_start_roll():
-    """RULINGS.md, conventions: the options may name first_seat; then the referee does not roll for the starter."""
+    """docs/games/dice_party.md, "Every roll is the referee's": the options may name first_seat; then the referee
+    does not roll for the starter."""
     s = GAME.setup(3, GAME.load_options(3, {"first_seat": 2}), random.Random(4))
     assert s["starter"] == 2 and s["start_rolls"] == []
     starters = {GAME.setup(3, GAME.load_options(3, {}), random.Random(i))["starter"] for i in range(30)}
@@ -137,7 +139,7 @@ def test_first_seat_option_replaces_the_start_roll():
 
 # -- step 2: escalation -------------------------------------------------------------------------
 def test_escalation_only_when_mob_pips_exceed_the_others():
-    """dice_party.de.txt, Eskalation?: the party escalates only if the Mobs' total exceeds Party-People plus
+    """book, Eskalation?: the party escalates only if the Mobs' total exceeds Party-People plus
     VIPs."""
     assert escalates({PARTY_PEOPLE: [3], VIPS: [2], MOBS: [6]})
     assert not escalates({PARTY_PEOPLE: [3], VIPS: [3], MOBS: [6]})  # equal is covered
@@ -152,7 +154,7 @@ def test_escalation_only_when_mob_pips_exceed_the_others():
 
 
 def test_last_party_standing_wins():
-    """dice_party.de.txt, Siegbedingungen: all parties but one have escalated -- that player wins."""
+    """book, Siegbedingungen: all parties but one have escalated -- that player wins."""
     s = table([party(), party(2, 2), party(2, 2)])
     s["in_round"][2] = False
     s["escalated"] = [2]
@@ -166,14 +168,14 @@ def test_last_party_standing_wins():
 
 # -- step 3: millionaire ---------------------------------------------------------------------------
 def test_millionaire_with_five_equal_vips_even_when_a_mob_shows_it():
-    """dice_party.de.txt, Millionär eingetroffen?: at least 5 VIPs with the same value."""
+    """book, Millionär eingetroffen?: at least 5 VIPs with the same value."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[1], vips=[3, 3, 3, 3, 3, 1], mobs=[3])
     assert s["over"] and s["winners"] == [0] and s["results"][-1]["condition"] == "millionaire"
 
 
 def test_millionaire_with_four_equal_vips_and_no_mob_of_that_value():
-    """dice_party.de.txt, Millionär eingetroffen?: at least 4 VIPs with the same value and no Mob with that
+    """book, Millionär eingetroffen?: at least 4 VIPs with the same value and no Mob with that
     value."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[1], vips=[5, 5, 5, 5, 2], mobs=[4])
@@ -181,7 +183,7 @@ def test_millionaire_with_four_equal_vips_and_no_mob_of_that_value():
 
 
 def test_no_millionaire_when_a_mob_shows_the_four_vips_value():
-    """dice_party.de.txt, Millionär eingetroffen?: 4 equal VIPs do not count when a Mob shows that value."""
+    """book, Millionär eingetroffen?: 4 equal VIPs do not count when a Mob shows that value."""
     assert millionaire({PARTY_PEOPLE: [], VIPS: [5, 5, 5, 5], MOBS: [5]}) is None
     assert millionaire({PARTY_PEOPLE: [], VIPS: [2, 2, 2, 2, 5, 5, 5, 5], MOBS: [5]}) == 2
     s = table([party(), party(2, 2)])
@@ -191,7 +193,7 @@ def test_no_millionaire_when_a_mob_shows_the_four_vips_value():
 
 # -- step 4: stealing wallets ------------------------------------------------------------------
 def test_steal_counter_die_taken_at_first_theft_then_raised():
-    """dice_party.de.txt, Brieftaschen klauen: robbed Party-People go back to the supply; the first theft takes a
+    """book, Brieftaschen klauen: robbed Party-People go back to the supply; the first theft takes a
     yellow die from the supply as the counter, later thefts raise it."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[6, 6, 6, 2], vips=[1])
@@ -211,7 +213,7 @@ def test_steal_counter_die_taken_at_first_theft_then_raised():
 
 
 def test_steal_may_be_declined_and_only_sixes():
-    """dice_party.de.txt, Brieftaschen klauen: the player decides how many Party-People showing 6 to rob."""
+    """book, Brieftaschen klauen: the player decides how many Party-People showing 6 to rob."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[6, 5], vips=[1])
     rejected(s, 0, {"type": "steal", "count": 2}, "bad_count")
@@ -222,7 +224,7 @@ def test_steal_may_be_declined_and_only_sixes():
 
 
 def test_six_wallets_win():
-    """dice_party.de.txt, Siegbedingungen: a player who has stolen 6 wallets wins (at once, before provoking)."""
+    """book, Siegbedingungen: a player who has stolen 6 wallets wins (at once, before provoking)."""
     s = table([party(), party(2, 2)], wallets=[4, 0])
     begin(s, 0, pp=[6, 6, 6], vips=[5])
     events = GAME.apply(s, 0, {"type": "steal", "count": 3}, random.Random(1))
@@ -234,7 +236,7 @@ def test_six_wallets_win():
 
 
 def test_counter_die_never_joins_the_party():
-    """dice_party.de.txt, FAQ 1 (Anzeige-Würfel): the counter die can never become a guest -- growth is capped by
+    """book, FAQ 1 (Anzeige-Würfel): the counter die can never become a guest -- growth is capped by
     the supply without it."""
     s = table([party(18, 1), party(2, 2)], wallets=[1, 0])
     assert s["supplies"][0][PARTY_PEOPLE] == 1 and dice_of(s, 0)[PARTY_PEOPLE] == 20
@@ -248,7 +250,7 @@ def test_counter_die_never_joins_the_party():
 
 # -- step 5: provoking and sending Mobs ------------------------------------------------------------
 def test_provoke_highest_first():
-    """dice_party.de.txt, Gäste provozieren: VIPs showing 4+ may be provoked, always those with the highest value
+    """book, Gäste provozieren: VIPs showing 4+ may be provoked, always those with the highest value
     first; they go back to the supply."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[1], vips=[6, 5, 4, 4, 2])
@@ -263,7 +265,7 @@ def test_provoke_highest_first():
 
 
 def test_no_decision_without_sixes_or_high_vips():
-    """dice_party.de.txt, Brieftaschen klauen / Gäste provozieren: only 'falls' there are 6s or VIPs at 4+; the
+    """book, Brieftaschen klauen / Gäste provozieren: only 'falls' there are 6s or VIPs at 4+; the
     referee skips a step with nothing to choose, and growth when both options bring nobody."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[5, 5], vips=[3, 3])
@@ -276,7 +278,7 @@ def test_no_decision_without_sixes_or_high_vips():
 
 
 def test_mob_order_chosen_and_distribution_stops_at_zero():
-    """dice_party.de.txt, Gäste provozieren: the first opponent gets as many Mobs as VIPs were provoked, each next
+    """book, Gäste provozieren: the first opponent gets as many Mobs as VIPs were provoked, each next
     one fewer; when the number reaches 0 no more Mobs appear."""
     s = table([party(), party(2, 2), party(2, 2), party(2, 2)])
     begin(s, 0, pp=[1], vips=[5, 4, 1])
@@ -294,8 +296,8 @@ def test_mob_order_chosen_and_distribution_stops_at_zero():
 
 
 def test_mob_distribution_stops_when_every_party_received():
-    """dice_party.de.txt, Gäste provozieren: once every opposing party has received Mobs no more appear; escalated
-    parties receive none (RULINGS.md: only opponents still in the round)."""
+    """book, Gäste provozieren: once every opposing party has received Mobs no more appear; escalated
+    parties receive none (docs/games/dice_party.md, "Provoking": only opponents still in the round)."""
     s = table([party(), party(2, 2), party(2, 2), party(2, 2)])
     s["in_round"][3] = False
     s["escalated"] = [3]
@@ -310,7 +312,7 @@ def test_mob_distribution_stops_when_every_party_received():
 @pytest.mark.parametrize("pips, joined, mobs", [([5], 0, 0), ([6], 1, 0), ([6, 6], 2, 1), ([6, 6, 6], 3, 2),
                                                  ([6, 6, 6, 5, 1], 4, 2), ([6, 6, 6, 6, 6], 5, 3)])
 def test_growth_option_a_rounding_and_extra_mobs(pips, joined, mobs):
-    """dice_party.de.txt, Die Party wächst: a) one VIP per full 6 Party-People pips; with 2+ newcomers half as many
+    """book, Die Party wächst: a) one VIP per full 6 Party-People pips; with 2+ newcomers half as many
     Mobs, rounded up; FAQ 2: 5 or fewer pips bring nobody."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=pips, vips=[3, 3])
@@ -323,7 +325,7 @@ def test_growth_option_a_rounding_and_extra_mobs(pips, joined, mobs):
 
 
 def test_growth_option_b_counts_vip_pips_and_exactly_that_many():
-    """dice_party.de.txt, Die Party wächst: b) one Party-People per full 6 VIP pips; FAQ 2: exactly that many
+    """book, Die Party wächst: b) one Party-People per full 6 VIP pips; FAQ 2: exactly that many
     guests, never fewer (the move has no count)."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[1], vips=[3, 3, 3, 2, 2, 1])  # 14 pips -> 2 Party-People and 1 Mob
@@ -335,7 +337,7 @@ def test_growth_option_b_counts_vip_pips_and_exactly_that_many():
 
 
 def test_provoking_and_stealing_reduce_growth():
-    """dice_party.de.txt, FAQ 2: a player can reduce the newcomers only by provoking or stealing beforehand."""
+    """book, FAQ 2: a player can reduce the newcomers only by provoking or stealing beforehand."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[6, 6, 6], vips=[5, 4])
     GAME.apply(s, 0, {"type": "steal", "count": 2}, random.Random(1))
@@ -346,7 +348,7 @@ def test_provoking_and_stealing_reduce_growth():
 
 # -- FAQ 3: shortages ------------------------------------------------------------------------------
 def test_shortage_of_vips_takes_fewer_and_fewer_mobs():
-    """dice_party.de.txt, FAQ 3: not enough VIPs in the supply -- take fewer, and half as many Mobs of those."""
+    """book, FAQ 3: not enough VIPs in the supply -- take fewer, and half as many Mobs of those."""
     s = table([party(), party(2, 2)])
     # 30 Party-People pips want 5 VIPs; only 3 remain (17 VIPs, at most 3 per face: no millionaire)
     begin(s, 0, pp=[5] * 6, vips=[6, 6, 6, 5, 5, 5, 4, 4, 4, 3, 3, 3, 2, 2, 2, 1, 1])
@@ -358,7 +360,7 @@ def test_shortage_of_vips_takes_fewer_and_fewer_mobs():
 
 
 def test_shortage_of_party_people():
-    """dice_party.de.txt, FAQ 3: not enough Party-People in the supply -- take fewer; 1 newcomer brings no Mob."""
+    """book, FAQ 3: not enough Party-People in the supply -- take fewer; 1 newcomer brings no Mob."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[1] * 19, vips=[3, 3, 3, 2, 1])  # 12 VIP pips want 2 Party-People; 1 remains
     GAME.apply(s, 0, {"type": "grow", "option": "b"}, Dice(*STOP))
@@ -366,7 +368,7 @@ def test_shortage_of_party_people():
 
 
 def test_shortage_of_mobs_removes_vips_then_party_people():
-    """dice_party.de.txt, FAQ 3: too few Mobs -- take those left, then remove a VIP for each missing Mob, or a
+    """book, FAQ 3: too few Mobs -- take those left, then remove a VIP for each missing Mob, or a
     Party-People when no VIP is left (also for Mobs sent by an opponent)."""
     s = table([party(), party(2, 2)])
     begin(s, 0, pp=[6, 6, 6, 6, 5, 5], vips=[1], mobs=[1] * 19)  # 34 pips: 5 VIPs, 3 Mobs; 1 Mob in supply
@@ -385,7 +387,7 @@ def test_shortage_of_mobs_removes_vips_then_party_people():
 
 # -- FAQ 5: an empty party --------------------------------------------------------------------
 def test_empty_party_skips_then_escalates_when_guests_arrive():
-    """dice_party.de.txt, FAQ 5 (keine Gäste mehr): a player without guests plays on but can do nothing; once they
+    """book, FAQ 5 (keine Gäste mehr): a player without guests plays on but can do nothing; once they
     have a guest again, their next turn escalates."""
     s = table([party(), party(2, 2), party(2, 2)])
     begin(s, 0, pp=[6, 6], vips=[5, 4])
@@ -406,7 +408,8 @@ def test_empty_party_skips_then_escalates_when_guests_arrive():
 
 
 def test_all_parties_empty_is_a_shared_win():
-    """RULINGS.md, conventions (ties share the win): when every party in the round is empty nobody can act again."""
+    """docs/games/dice_party.md, "Empty parties" (ties share the win): when every party in the round is empty nobody
+    can act again."""
     s = table([party(), party(0, 0, 0)])
     begin(s, 0, pp=[6], vips=[])
     events = GAME.apply(s, 0, {"type": "steal", "count": 1}, random.Random(1))
@@ -417,7 +420,7 @@ def test_all_parties_empty_is_a_shared_win():
 
 # -- turn order and errors ------------------------------------------------------------------------
 def test_turns_pass_clockwise_skipping_escalated():
-    """dice_party.de.txt, Die Gäste: players take turns clockwise; RULINGS.md: left of s is s+1."""
+    """book, Die Gäste: players take turns clockwise; docs/games/index.md, "Seats and turn order": left of s is s+1."""
     s = table([party(), party(2, 2), party(2, 2), party(2, 2)])
     s["in_round"][1] = False
     s["escalated"] = [1]
@@ -427,7 +430,7 @@ def test_turns_pass_clockwise_skipping_escalated():
 
 # -- the full game: Der Partylöwe ---------------------------------------------------------------
 def test_full_game_third_escalation_puts_a_player_out():
-    """dice_party.de.txt, Der Partylöwe: a player whose party escalates for the third time takes no part in further
+    """book, Der Partylöwe: a player whose party escalates for the third time takes no part in further
     rounds."""
     s = table([party(), party(2, 2), party(2, 2)], full_game=True)
     s["escalations"] = [2, 0, 0]
@@ -443,7 +446,7 @@ def test_full_game_third_escalation_puts_a_player_out():
 
 
 def test_full_game_player_wins_when_all_others_are_out():
-    """dice_party.de.txt, Der Partylöwe: a player also wins when all others are out by a third escalation."""
+    """book, Der Partylöwe: a player also wins when all others are out by a third escalation."""
     s = table([party(), party(2, 2)], full_game=True)
     s["escalations"] = [2, 0]
     events = begin(s, 0, pp=[1], vips=[1], mobs=[6])
@@ -453,7 +456,7 @@ def test_full_game_player_wins_when_all_others_are_out():
 
 
 def test_full_game_second_millionaire_ends_the_turn():
-    """dice_party.de.txt, Der Partylöwe: only one round can be won by a millionaire; a second one does not win and
+    """book, Der Partylöwe: only one round can be won by a millionaire; a second one does not win and
     ends the turn at once (steps 4 to 6 are skipped)."""
     s = table([party(), party(2, 2)], full_game=True)
     s["results"] = [{"round": 0, "winners": [0], "condition": "millionaire"}]
@@ -463,7 +466,7 @@ def test_full_game_second_millionaire_ends_the_turn():
 
 
 def test_full_game_rounds_until_crowned_with_all_three_conditions():
-    """dice_party.de.txt, Der Partylöwe: a player is crowned once they have won by each condition at least once;
+    """book, Der Partylöwe: a player is crowned once they have won by each condition at least once;
     every round starts afresh."""
     s = table([party(), party(2, 2)], wallets=[3, 1], full_game=True)
     s["results"] = [{"round": 0, "winners": [0], "condition": "escalation"}]
@@ -504,8 +507,8 @@ def check_invariants(state: dict) -> None:
 
 
 class Invariants:
-    """Hook of the conformance suite.  RULINGS.md, Dice Party: 60 dice per player conserved across
-    supply, party and counter after every move; nothing is private; the winners and escalations
+    """Hook of the conformance suite.  docs/games/dice_party.md, "Dice and the start party": 60 dice per player
+    conserved across supply, party and counter after every move; nothing is private; the winners and escalations
     recounted from the event log agree with the state and the result."""
 
     def __init__(self, state: dict) -> None:
@@ -547,7 +550,7 @@ def fuzz(state: dict, seat: int, rng: random.Random) -> list[dict]:
 
 
 def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random):
-    """Hook of the conformance suite: dice_party.de.txt, Die Gäste: every party and supply lies open
+    """Hook of the conformance suite: book, Die Gäste: every party and supply lies open
     and no future roll is stored, so nothing is hidden to change."""
     return iter(())
 
@@ -555,8 +558,8 @@ def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random)
 @pytest.mark.parametrize("options", GAME.variants, ids=lambda o: "full" if o else "round")
 @pytest.mark.parametrize("players", range(2, 7))
 def test_greedy_play_to_the_end(players, options):
-    """RULINGS.md, Dice Party: greedy bots play longer matches than random moves, which reach the supply
-    shortages and every winning condition; the invariants hold after every move (random play: the
+    """docs/games/dice_party.md, "Supply shortages": greedy bots play longer matches than random moves, which reach
+    the supply shortages and every winning condition; the invariants hold after every move (random play: the
     conformance suite)."""
     for seed in range(1 if options and players == 6 else 2):  # greedy full games run for many rounds
         rng = random.Random(seed + 100 * players)
@@ -572,7 +575,7 @@ def test_greedy_play_to_the_end(players, options):
 
 # -- public information ------------------------------------------------------------------------
 def test_view_is_the_same_for_every_seat_and_spectator():
-    """dice_party.de.txt, Die Gäste: every party and supply lies open on the table, so every seat and a spectator see
+    """book, Die Gäste: every party and supply lies open on the table, so every seat and a spectator see
     the same view apart from 'you' (and the state stores no future roll: the conformance suite samples it exactly)."""
     rng = random.Random(9)
     for players in (2, 4, 6):
@@ -592,7 +595,7 @@ def test_view_is_the_same_for_every_seat_and_spectator():
 
 # -- the bots ------------------------------------------------------------------------------------
 def test_bot_probabilities_are_exact():
-    """dice_party.de.txt, Eskalation? and Millionär eingetroffen?: the greedy bot's odds match simple counts."""
+    """book, Eskalation? and Millionär eingetroffen?: the greedy bot's odds match simple counts."""
     assert p_escalate(1, 0) == pytest.approx(1.0) and p_escalate(0, 5) == 0.0
     assert p_escalate(1, 1) == pytest.approx(15 / 36)
     assert p_millionaire(3, 0) == 0.0
@@ -620,7 +623,7 @@ def test_greedy_beats_random():
 
 
 def test_growth_race_chain_matches_played_turns():
-    """dice_party.de.txt, Die Party steigt / Die Party wächst: the growth race's chain of a party on its own
+    """book, Die Party steigt / Die Party wächst: the growth race's chain of a party on its own
     (roll, escalation, millionaire, growth a or b with its Mobs) agrees with the rules played turn by turn.
     A turn's outcomes add up to one, and the chain's mean wait for a millionaire matches rolled turns."""
     from workers.bots.dice_party import _chain, _grown, _step, _turn
@@ -663,7 +666,7 @@ def test_growth_race_values_growth_and_the_first_roll():
 
 
 def test_growth_race_of_several_parties_matches_chains_played_out():
-    """dice_party.de.txt, Spielende: a round ends with a millionaire, or when all parties but one have
+    """book, Spielende: a round ends with a millionaire, or when all parties but one have
     escalated.  The race of several parties (each on its chain, rolling in turn) gives the last roller the
     chance that chains drawn at random and played in that order give it."""
     from workers.bots.dice_party import _chain, race_last

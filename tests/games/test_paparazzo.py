@@ -1,7 +1,7 @@
 """Paparazzo rules, invariants, hidden information and bots.
 
-Passages cited are in shared/rules/paparazzo.txt (section titles as printed) and the "Paparazzo"
-section of shared/rules/RULINGS.md.
+Passages cited are from the rulebook ("book": Paparazzo, M. Schloth's English translation; section titles
+as printed) and the rulings of docs/games/paparazzo.md (by their titles).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from tests.games.helpers import types
 from workers.bots import random_bot
 from workers.bots.paparazzo import greedy
 
-# The Skandalchronik as the test reads RULINGS.md, independently of the module's table.
+# The Skandalchronik as the test reads docs/games/paparazzo.md, "Skandalchronik value", independently of the module's
+# table.
 WORTH = {0: 0, 1: 1_000, 2: 3_000, 3: 6_000, 4: 10_000, 5: 15_000, 6: 21_000, 7: 28_000, 8: 36_000}
 G, D = CELEBRITIES.index("G"), CELEBRITIES.index("D")
 
@@ -65,7 +66,7 @@ def offer_span(state: dict, seat: int) -> dict | None:
 
 @pytest.mark.parametrize("players,cards", [(3, 6), (4, 5), (5, 5)])
 def test_preparation(players, cards):
-    """paparazzo.txt, Game Preparation; Particulars for the 3 or 4 Player Game: 15,000 each,
+    """book, Game Preparation; Particulars for the 3 or 4 Player Game: 15,000 each,
     5 cards (6 with 3 players), 3 photos face up with their markers, one set removed for 3-4."""
     state = GAME.setup(players, GAME.load_options(players, {}), random.Random(players))
     assert [len(h) for h in state["hands"]] == [cards] * players
@@ -79,7 +80,8 @@ def test_preparation(players, cards):
 
 
 def test_removed_celebrity_option_and_validation():
-    """paparazzo.txt, Particulars for the 3 or 4 Player Game; RULINGS.md, Paparazzo (the set is
+    """book, Particulars for the 3 or 4 Player Game; docs/games/paparazzo.md, "Celebrities and the
+    removed set" (the set is
     chosen from the seed unless the options name it)."""
     state = GAME.setup(4, GAME.load_options(4, {"removed_celebrity": "C"}), random.Random(3))
     assert state["removed"] == 2
@@ -103,7 +105,7 @@ def test_removed_celebrity_option_and_validation():
 
 
 def test_variants_cover_the_book():
-    """paparazzo.txt, Playing the Game Over Three Rounds; Variant for the Game In One Round;
+    """book, Playing the Game Over Three Rounds; Variant for the Game In One Round;
     Optional Rules for Setting the Price: every combination is listed and loads for 3-5 players."""
     combos = {(v.get("raises"), bool(v.get("three_hands")), bool(v.get("ex_celebrity"))) for v in GAME.variants}
     assert combos == {(r, t, e) for r in ("standard", "panning", "friese")
@@ -116,8 +118,9 @@ def test_variants_cover_the_book():
 # -- the hotbed of rumors -------------------------------------------------------------------------
 
 def test_hotbed_shows_the_whole_hand_to_the_left():
-    """paparazzo.txt, Game Preparation: The Hotbed of Rumors -- each player shows his or her cards
-    to the player on the left; RULINGS.md: the shown cards stay visible while still in that hand."""
+    """book, Game Preparation: The Hotbed of Rumors -- each player shows his or her cards
+    to the player on the left; docs/games/paparazzo.md, "Hotbed of rumors": the shown cards stay visible while still
+    in that hand."""
     state = build(4, hands=["GGA", "BC", "DE", "AB"], market=["F", "F", "G"], mediator=3)
     view = GAME.view(state, 1)
     assert view["seen"]["seat"] == 0
@@ -133,8 +136,8 @@ def test_hotbed_shows_the_whole_hand_to_the_left():
 
 
 def test_three_players_choose_three_cards_secretly():
-    """paparazzo.txt, Particulars for the 3 or 4 Player Game: with 3 players each selects only 3
-    cards to show; RULINGS.md: all at once, secretly."""
+    """book, Particulars for the 3 or 4 Player Game: with 3 players each selects only 3
+    cards to show; docs/games/paparazzo.md, "Hotbed of rumors": all at once, secretly."""
     state = GAME.setup(3, GAME.load_options(3, {}), random.Random(5))
     assert state["phase"] == "rumors" and GAME.to_act(state) == [0, 1, 2]
     moves = GAME.legal_moves(state, 1)
@@ -160,7 +163,7 @@ def test_three_players_choose_three_cards_secretly():
 # -- the mediator's choice ----------------------------------------------------------------------
 
 def test_mediator_may_sell_to_stunk_one_per_celebrity():
-    """paparazzo.txt, Sell a Photo to Stink Magazine: owned photos only, at the current value, one
+    """book, Sell a Photo to Stink Magazine: owned photos only, at the current value, one
     photo per celebrity; the photo lies face up by Stunk and the marker does not move."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], owned=["GGB", "", "", ""],
                   stunk="B", mediator=0)
@@ -180,7 +183,7 @@ def test_mediator_may_sell_to_stunk_one_per_celebrity():
 
 
 def test_minimum_offer_politician_example():
-    """paparazzo.txt, Phase 2: the minimum is the face-up photos of the celebrity x $1,000.
+    """book, Phase 2: the minimum is the face-up photos of the celebrity x $1,000.
     EXAMPLE: the minimum price for the politician photo (2 face up) is $2,000."""
     state = build(5, hands=["A", "B", "C", "D", "E"], market=["G", "D", "E"], owned=["", "", "G", "", ""],
                   mediator=2)
@@ -195,8 +198,8 @@ def test_minimum_offer_politician_example():
 
 
 def test_offers_go_once_around_and_mediator_has_no_say():
-    """paparazzo.txt, Phase 2: from the mediator's left to the mediator's right, then Phase 3 starts
-    with the mediator; offers above one's cash are allowed (RULINGS.md)."""
+    """book, Phase 2: from the mediator's left to the mediator's right, then Phase 3 starts
+    with the mediator; offers above one's cash are allowed (docs/games/paparazzo.md, "Offers")."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], mediator=1)
     act(state, 1, {"type": "select", "slot": 1})
     order = []
@@ -210,7 +213,7 @@ def test_offers_go_once_around_and_mediator_has_no_say():
 
 
 def test_nobody_offers_mediator_takes_photo_free():
-    """paparazzo.txt, Phase 2: if nobody makes an offer the mediator takes the photo for free;
+    """book, Phase 2: if nobody makes an offer the mediator takes the photo for free;
     Phase 4: the buyer places a new photo and its marker moves up."""
     state = build(3, hands=["AAB", "CD", "E"], market=["G", "D", "E"], mediator=0)
     act(state, 0, {"type": "select", "slot": 2})
@@ -229,7 +232,7 @@ def test_nobody_offers_mediator_takes_photo_free():
 
 
 def test_sale_mediator_first_then_clockwise_with_commission():
-    """paparazzo.txt, Phase 3: the mediator may buy first, then the others clockwise; only with
+    """book, Phase 3: the mediator may buy first, then the others clockwise; only with
     cash; the first buyer takes it; the mediator gets half the price as commission."""
     state = build(4, hands=["AB", "B", "C", "D"], market=["G", "D", "E"], mediator=0,
                   cash=[15_000, 15_000, 2_000, 15_000])
@@ -253,7 +256,7 @@ def test_sale_mediator_first_then_clockwise_with_commission():
 
 
 def test_mediator_buys_without_commission():
-    """paparazzo.txt, Phase 3: if the mediator buys, he or she pays the bank and gets no commission."""
+    """book, Phase 3: if the mediator buys, he or she pays the bank and gets no commission."""
     state = build(4, hands=["AB", "B", "C", "D"], market=["G", "D", "E"], mediator=0)
     act(state, 0, {"type": "select", "slot": 0})
     act(state, 1, {"type": "offer", "amount": 4_000})
@@ -265,7 +268,7 @@ def test_mediator_buys_without_commission():
 
 
 def test_highest_offerer_forced_to_buy():
-    """paparazzo.txt, Phase 3: if all players pass, the player who made the highest offer MUST buy."""
+    """book, Phase 3: if all players pass, the player who made the highest offer MUST buy."""
     state = build(4, hands=["AB", "B", "C", "D"], market=["G", "D", "E"], mediator=0)
     act(state, 0, {"type": "select", "slot": 0})
     act(state, 1, {"type": "offer", "amount": 5_000})
@@ -280,8 +283,9 @@ def test_highest_offerer_forced_to_buy():
 
 
 def test_penalty_when_the_forced_buyer_cannot_pay():
-    """paparazzo.txt, Phase 3: the highest offerer without the money pays a $5,000 penalty, the photo
-    is not sold and the mediator begins again with Phase 1 (RULINGS.md: no Stunk sale then)."""
+    """book, Phase 3: the highest offerer without the money pays a $5,000 penalty, the photo
+    is not sold and the mediator begins again with Phase 1 (docs/games/paparazzo.md, "The penalty": no Stunk sale
+    then)."""
     state = build(4, hands=["AB", "B", "C", "D"], market=["G", "D", "E"], owned=["E", "", "", ""], mediator=0)
     act(state, 0, {"type": "select", "slot": 0})
     act(state, 1, {"type": "offer", "amount": 20_000})
@@ -301,7 +305,7 @@ def test_penalty_when_the_forced_buyer_cannot_pay():
 
 
 def test_panning_raises_book_example():
-    """paparazzo.txt, Panning's Variant, the example: minimum 3,000; A says 5,000; B must say at least
+    """book, Panning's Variant, the example: minimum 3,000; A says 5,000; B must say at least
     7,000 and says 9,000; C must offer 13,000 or pass (3 photos face up give the 3,000 minimum)."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], owned=["", "", "", "GG"],
                   mediator=0, raises="panning")
@@ -318,7 +322,7 @@ def test_panning_raises_book_example():
 
 
 def test_panning_offer_at_the_minimum_still_needs_a_raise():
-    """paparazzo.txt, Panning's Variant; RULINGS.md: raises are at least $1,000 even when the last
+    """book, Panning's Variant; docs/games/paparazzo.md, "Offers": raises are at least $1,000 even when the last
     difference is 0 (a first offer equal to the minimum)."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], mediator=0, raises="panning")
     act(state, 0, {"type": "select", "slot": 0})
@@ -327,7 +331,7 @@ def test_panning_offer_at_the_minimum_still_needs_a_raise():
 
 
 def test_friese_raises_open_money_affordable_offers():
-    """paparazzo.txt, Friese's Variant: successive offers rise by at least the minimum offer, money
+    """book, Friese's Variant: successive offers rise by at least the minimum offer, money
     is open, and players may only offer what they can pay."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], owned=["", "", "", "GG"],
                   mediator=0, raises="friese", cash=[15_000, 15_000, 5_000, 8_500])
@@ -343,7 +347,7 @@ def test_friese_raises_open_money_affordable_offers():
 
 
 def test_hidden_money_in_the_standard_game():
-    """paparazzo.txt, Game Preparation: the money is kept hidden; RULINGS.md: a seat sees only its
+    """book, Game Preparation: the money is kept hidden; docs/games/paparazzo.md, "Hidden money": a seat sees only its
     own cash."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], cash=[1_000, 2_000, 3_000, 4_000])
     assert GAME.view(state, 2)["cash"] == [None, None, 3_000, None]
@@ -352,7 +356,7 @@ def test_hidden_money_in_the_standard_game():
 
 
 def test_announced_payments_are_counted_for_everyone():
-    """paparazzo.txt, Phases 2-3 and Stink Magazine: prices are offered aloud, the buyer pays the bank,
+    """book, Phases 2-3 and Stink Magazine: prices are offered aloud, the buyer pays the bank,
     the commission and a Stunk sale come from the bank, all in view of the table.  So a seat that keeps
     count knows every cash pile: the view keeps that count (``paid``, ``received``) for every seat,
     while the piles themselves stay hidden, and a sample's cash is the count, not a guess."""
@@ -377,7 +381,7 @@ def test_announced_payments_are_counted_for_everyone():
 
 
 def test_empty_hand_leaves_the_slot_empty():
-    """paparazzo.txt, Phase 4: a buyer with no card in hand leaves the slot empty; the next mediator
+    """book, Phase 4: a buyer with no card in hand leaves the slot empty; the next mediator
     chooses from the remaining photos."""
     state = build(4, hands=["", "AB", "C", "D"], market=["G", "D", "E"], mediator=1)
     act(state, 1, {"type": "select", "slot": 1})
@@ -395,7 +399,7 @@ def test_empty_hand_leaves_the_slot_empty():
 
 
 def test_game_ends_when_one_player_holds_cards():
-    """paparazzo.txt, Game End: only one player still has cards in his or her hand."""
+    """book, Game End: only one player still has cards in his or her hand."""
     state = build(3, hands=["A", "", "BB"], market=["G", "D", "E"], mediator=0)
     act(state, 0, {"type": "select", "slot": 0})
     act(state, 1, {"type": "pass"})
@@ -405,7 +409,7 @@ def test_game_ends_when_one_player_holds_cards():
 
 
 def test_game_ends_when_the_market_is_empty():
-    """paparazzo.txt, Game End: there are no more photos next to the Skandalchronik."""
+    """book, Game End: there are no more photos next to the Skandalchronik."""
     state = build(4, hands=["", "A", "B", "C"], market=["G", None, None], mediator=0)
     act(state, 0, {"type": "select", "slot": 0})
     for s in (1, 2, 3):
@@ -414,7 +418,7 @@ def test_game_ends_when_the_market_is_empty():
 
 
 def test_reckoning_values_exclusive_bonus_voiding_and_penalties():
-    """paparazzo.txt, The Reckoning; Bonus for Exclusive Photos: the marker's value per photo, $5,000
+    """book, The Reckoning; Bonus for Exclusive Photos: the marker's value per photo, $5,000
     per exclusive photo, void with a market photo or a Stunk photo of that celebrity; penalties paid."""
     state = build(3, hands=["", "", "B"], market=["D", None, None], owned=["GGGC", "DD", "EA"], stunk="E",
                   mediator=0)
@@ -434,7 +438,7 @@ def test_reckoning_values_exclusive_bonus_voiding_and_penalties():
 
 
 def test_tied_winners_share():
-    """RULINGS.md, conventions: a tie for the win is shared."""
+    """docs/games/index.md, "Shared wins": a tie for the win is shared."""
     state = build(3, hands=["", "", "B"], market=["D", None, None], owned=["G", "", ""], mediator=0)
     state["cash"] = [15_000, 16_000, 16_000]  # seat 0 gets $1,000 from Stunk
     state["bank"] = BANK_FLOAT - sum(state["cash"])
@@ -445,7 +449,7 @@ def test_tied_winners_share():
 # -- three hands and ex-celebrities ---------------------------------------------------------------
 
 def test_three_hands_ruin_reset_and_winner_starts():
-    """paparazzo.txt, Playing the Game Over Three Rounds: the celebrities with the highest marker are
+    """book, Playing the Game Over Three Rounds: the celebrities with the highest marker are
     ruined (ties: all) and their face-up photos leave the game; money goes back to $15,000; the
     remaining cards are reshuffled; the winner of the hand starts the next."""
     state = build(3, hands=["", "A", ""], market=["D", "B", None], owned=["GG", "DD", "GEEE"],
@@ -473,7 +477,7 @@ def test_three_hands_ruin_reset_and_winner_starts():
 
 
 def test_three_hands_tie_goes_clockwise_from_last_starter():
-    """RULINGS.md, Paparazzo: a tie for the hand's win goes to the tied player first clockwise from
+    """docs/games/paparazzo.md, "Three hands": a tie for the hand's win goes to the tied player first clockwise from
     the last hand's starter."""
     state = build(3, hands=["", "A", ""], market=["D", "B", None], mediator=2, three_hands=True,
                   cash=[19_000, 15_000, 15_000])
@@ -489,7 +493,7 @@ def test_three_hands_tie_goes_clockwise_from_last_starter():
 
 
 def test_three_hands_short_deck_ends_hands_at_once():
-    """paparazzo.txt, Playing the Game Over Three Rounds; RULINGS.md decision in the module: when the
+    """book, Playing the Game Over Three Rounds; docs/games/paparazzo.md, "Three hands": when the
     cards left cannot fill a market, the hand's end condition holds at once and it is scored."""
     state = build(3, hands=["", "A", ""], market=["D", "B", None], mediator=0, three_hands=True)
     state["out"] = state["deck"][8:]
@@ -504,7 +508,7 @@ def test_three_hands_short_deck_ends_hands_at_once():
 
 
 def test_three_hands_totals_over_three_hands():
-    """paparazzo.txt, Playing the Game Over Three Rounds, The Reckoning: the winner has the highest
+    """book, Playing the Game Over Three Rounds, The Reckoning: the winner has the highest
     combined total after three hands."""
     rng = random.Random(11)
     state = GAME.setup(4, GAME.load_options(4, {"three_hands": True}), rng)
@@ -517,7 +521,7 @@ def test_three_hands_totals_over_three_hands():
 
 
 def test_ex_celebrity_variant():
-    """paparazzo.txt, Variant for the Game In One Round: four celebrities are ex-celebrities and lose
+    """book, Variant for the Game In One Round: four celebrities are ex-celebrities and lose
     four photos each."""
     options = {"ex_celebrity": True, "ex_celebrities": ["A", "C", "E", "G"]}
     state = GAME.setup(5, GAME.load_options(5, options), random.Random(2))
@@ -534,7 +538,7 @@ def test_ex_celebrity_variant():
 # -- turn discipline ------------------------------------------------------------------------------
 
 def test_not_your_turn_and_wrong_phase():
-    """RULINGS.md conventions and the game contract: only the seat to act may move, only with a
+    """docs/architecture.md, "The game contract": only the seat to act may move, only with a
     move of the current phase; a seat not to act has no legal moves."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], mediator=0)
     assert GAME.legal_moves(state, 1) == []
@@ -623,8 +627,9 @@ def check_invariants(state: dict) -> None:
 
 
 class Invariants:
-    """Hook of the conformance suite.  RULINGS.md, Paparazzo (markers, money, the reckoning) and
-    paparazzo.txt, The Reckoning: photos conserved, markers equal the face-up photos, money conserved
+    """Hook of the conformance suite.  docs/games/paparazzo.md, "The marker", "Payments are public", "The
+    reckoning" and
+    book, The Reckoning: photos conserved, markers equal the face-up photos, money conserved
     between players and bank after every move; the final scores recomputed from the public events."""
 
     def __init__(self, state: dict) -> None:
@@ -713,9 +718,9 @@ def scramble(state: dict, observer: int | None, keep: set[int], rng: random.Rand
 
 
 def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random):
-    """Hook of the conformance suite.  paparazzo.txt, Game Preparation (money kept hidden; the hotbed
-    of rumors); RULINGS.md, Paparazzo: another hand, another's cash, a pending rumor choice and the
-    set-aside cards are hidden.  A forced purchase or a penalty is public (the high offerer is kept);
+    """Hook of the conformance suite.  book, Game Preparation (money kept hidden; the hotbed
+    of rumors); docs/games/paparazzo.md, "What each seat sees": another hand, another's cash, a pending rumor choice
+    and the set-aside cards are hidden.  A forced purchase or a penalty is public (the high offerer is kept);
     a card another seat places on the market is shown face up, the sealed rumor choices are shown
     once all are in, and the reckoning counts the money openly (those moves reveal by design)."""
     keep = {actor}

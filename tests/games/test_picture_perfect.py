@@ -1,7 +1,7 @@
 """Picture Perfect rules, the computed photo, invariants, hidden information, SVG and bots.
 
-Passages cited are in shared/rules/picture_perfect_photography_guide.txt (section titles as
-printed, e.g. "EXCHANGES, DANCE") and the "Picture Perfect" section of shared/rules/RULINGS.md.
+Passages cited are from the rulebook ("Guide": Picture Perfect's Photography Guide; section titles as
+printed, e.g. "EXCHANGES, DANCE") and the rulings of docs/games/picture_perfect.md (by their titles).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from tests.games.helpers import types
 from workers.bots import random_bot
 from workers.bots.picture_perfect import ANNEAL_STEPS, Planner, greedy, lead
 
-# -- the book and RULINGS.md as the test reads them (independent of the module's tables) -------
+# -- the Guide and docs/games/picture_perfect.md as the test reads them (independent of the module's tables) -------
 WOMEN = {"yellow_dress", "lady_in_red", "bride", "diva", "grandmother", "little_girl"}
 MEN = {"elderly_gentleman", "waiter", "rock_star", "magician", "little_boy", "wheelchair_gentleman"}
 T_HEIGHT = {g: 3 for g in GUESTS} | {"little_girl": 2, "little_boy": 2, "wheelchair_gentleman": 2, "corgi": 1}
@@ -77,7 +77,7 @@ def t_hides(pl: dict, g: str, x: str) -> bool:
 
 
 def t_ok(card: dict, g: str, pl: dict, decor: list[int]) -> bool:
-    """RULINGS.md, Picture Perfect: the photo, written out again from the text."""
+    """docs/games/picture_perfect.md, "The photo", written out again from the text."""
     kind = card["kind"]
     if kind == "area":
         return tuple(pl[g]) in T_AREAS[card["area"]]
@@ -171,7 +171,7 @@ def ok(guests: dict, who: str, card: int, decor: tuple[int, ...] = ()) -> bool:
 
 # == component data ================================================================================
 def test_preference_deck_composition():
-    """RULINGS.md, Picture Perfect: the 42-card preference deck (areas 14, next to X 14, not next to
+    """docs/games/picture_perfect.md, "The preference deck": the 42-card deck (areas 14, next to X 14, not next to
     a man 2 / a woman 2, nobody in front 3, nobody sees my face 3, hide the face of X 4)."""
     assert len(CARDS) == 42
     kinds: dict[str, int] = {}
@@ -190,8 +190,8 @@ def test_preference_deck_composition():
 
 
 def test_guests_and_mat():
-    """RULINGS.md, Picture Perfect: 4x4 mat, table on row 2 columns 2-3, 14 guest spaces; 6 women,
-    6 men, a dog and a plant with their height classes."""
+    """docs/games/picture_perfect.md, "The floor mat", "The guests": 4x4 mat, table on row 2 columns 2-3, 14 guest
+    spaces; 6 women, 6 men, a dog and a plant with their height classes."""
     view = GAME.view(new(), 0)
     assert len(view["mat"]["guest_squares"]) == 14
     assert sorted(map(tuple, view["mat"]["table"])) == sorted(TABLE)
@@ -206,7 +206,7 @@ def test_guests_and_mat():
 
 @pytest.mark.parametrize("players", range(2, 7))
 def test_setup_envelopes_cards_and_decorations(players):
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     AUCTION GAME SETUP / ENVELOPES PER PLAYER: 3 cards per envelope; 5/4/3/2/2 envelopes per
     player with 4/2/2/4/2 in the middle; 10 decorations each; 12 more in a supply only with 2 players
     and auctions; the exchange deck is 6 cards (3 normal + 3 auction in the variant)."""
@@ -228,7 +228,7 @@ def test_setup_envelopes_cards_and_decorations(players):
 
 
 def test_options_validation():
-    """RULINGS.md conventions: 2 to 6 players; first_seat must be a seat."""
+    """docs/games/index.md, "The first player": 2 to 6 players; first_seat must be a seat."""
     with pytest.raises(InvalidOptions):
         GAME.load_options(7, {})
     with pytest.raises(InvalidOptions):
@@ -239,8 +239,9 @@ def test_options_validation():
 
 # == the photo ===================================================================================
 def test_area_cards():
-    """picture_perfect_photography_guide.txt,
-    PREFERENCE CARDS, I want to stand "in this area"; RULINGS.md: the areas of the deck."""
+    """Guide,
+    PREFERENCE CARDS, I want to stand "in this area"; docs/games/picture_perfect.md, "The preference
+    deck": the areas of the deck."""
     for area, squares in T_AREAS.items():
         card = card_of("area", area=area)
         for sq in SPACES:
@@ -248,7 +249,7 @@ def test_area_cards():
 
 
 def test_next_to_is_an_edge_and_self_means_placed():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     I want to stand next to "this guest": shares an edge, not diagonal; if the guest themselves
     is pictured it counts as fulfilled as long as the guest is placed."""
     card = card_of("next_to", guest="diva")
@@ -263,7 +264,7 @@ def test_next_to_is_an_edge_and_self_means_placed():
 
 
 def test_not_next_to_a_man_or_woman_dog_and_plant_neutral():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     I don't want to stand next to a man/woman: no man/woman on an edge-sharing space, diagonal
     allowed; the dog and the plant are neither."""
     man, woman = card_of("not_next_to", gender="man"), card_of("not_next_to", gender="woman")
@@ -277,9 +278,9 @@ def test_not_next_to_a_man_or_woman_dog_and_plant_neutral():
 
 
 def test_nobody_in_front_ignores_table_and_decorations():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     I don't want anyone in front of me: it still scores if covered only by the table or
-    decorations; RULINGS.md: in front = same column, rows nearer the camera."""
+    decorations; docs/games/picture_perfect.md, "The photo": in front = same column, nearer the camera."""
     card = card_of("nobody_in_front")
     assert ok({"bride": (3, 2)}, "bride", card, decor=(2,))  # table and decorations only
     assert not ok({"bride": (4, 2), "corgi": (1, 2)}, "bride", card)  # even a low dog counts
@@ -288,9 +289,9 @@ def test_nobody_in_front_ignores_table_and_decorations():
 
 
 def test_face_hidden_by_height_class_decorations_and_the_plant():
-    """picture_perfect_photography_guide.txt,
-    I don't want anyone to see my face; RULINGS.md: tall covers all, short covers short and
-    low, low covers low; decorations cover like a short figure behind their table square; the Potted
+    """Guide,
+    I don't want anyone to see my face; docs/games/picture_perfect.md, "The photo": tall covers all, short covers
+    short and low, low covers low; decorations cover like a short figure behind their table square; the Potted
     Palm has no face and always counts as hidden."""
     card = card_of("face_hidden")
     assert ok({"bride": (3, 1), "waiter": (1, 1)}, "bride", card)  # tall covers tall
@@ -308,9 +309,10 @@ def test_face_hidden_by_height_class_decorations_and_the_plant():
 
 
 def test_hide_the_face_of_someone_and_the_self_case():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     I want to make sure no one sees the face of "this guest": this figure covers that face
-    (the guest placed, this one in front and at least as tall, RULINGS.md); about itself the card
+    (the guest placed, this one in front and at least as tall, docs/games/picture_perfect.md, "Hiding a face");
+    about itself the card
     reads "hide someone's face"."""
     diva = card_of("hide_face", guest="diva")
     assert ok({"waiter": (1, 2), "diva": (3, 2)}, "waiter", diva)
@@ -328,7 +330,7 @@ def test_hide_the_face_of_someone_and_the_self_case():
 
 
 def test_a_tall_guest_in_front_of_the_potted_palm_hides_its_face():
-    """RULINGS.md, Picture Perfect: the Potted Palm's face always counts as hidden, so a guest in front
+    """docs/games/picture_perfect.md, "The Potted Palm": its face always counts as hidden, so a guest in front
     of the Palm (same column, nearer the camera) and at least as tall hides its face: that fulfils
     "hide the face of Potted Palm", and "hide someone's face" when the Palm is the one behind."""
     palm = GUESTS.index("potted_palm")
@@ -343,7 +345,7 @@ def test_a_tall_guest_in_front_of_the_potted_palm_hides_its_face():
 
 
 def test_three_copies_of_fourth_row_score_six():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     PREFERENCE CARDS: three copies of "I want to be in the 4th row", placed in the 4th row,
     fulfil all 3 cards and score 6 points."""
     row4 = [c["id"] for c in CARDS if c.get("area") == "row_4"]
@@ -355,7 +357,7 @@ def test_three_copies_of_fourth_row_score_six():
 
 
 def test_scoring_table_unplaced_and_vip_repeats():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     SCORING: 0/1/2/3 fulfilled cards score -3/1/3/6, unplaced guests 0; a guest is scored again
     for each VIP card (double with 1, triple with 2)."""
     row1, row4 = card_of("area", area="row_1"), card_of("area", area="row_4")
@@ -375,9 +377,10 @@ def test_scoring_table_unplaced_and_vip_repeats():
 
 
 def test_final_scores_ties_and_decoration_points():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     SCORING (CONT.): most points wins; ties by most placed guests, then most envelopes held;
-    RULINGS.md: then a shared win.  Auction variant, SCORING: +1 point per 2 decorations."""
+    docs/games/picture_perfect.md, "The winner": then a shared win.  Auction variant, SCORING: +1 point per 2
+    decorations."""
     state = at_placement(new(3, auctions=True))
     row1 = card_of("area", area="row_1")
     for g in GUESTS:
@@ -410,7 +413,7 @@ def play_random(state: dict, rng: random.Random, until=None) -> list[dict]:
 
 
 def test_round_flow_six_rounds_starter_passes_left():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     ROUND FLOW: step 1 look, step 2 reveal the exchange card, step 3 exchange, step 4 pass the
     starting player card to the left; END OF GAME: after the 6th round, the final photo."""
     state = new(4, seed=3, first_seat=2)
@@ -425,9 +428,10 @@ def test_round_flow_six_rounds_starter_passes_left():
 
 
 def test_step_one_looks_are_private_and_everyone_answers():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     ENVELOPES: players look inside their envelopes during step 1; the contents are secret;
-    RULINGS.md: every look is a private event.  Every seat with an envelope answers, used VIP or not."""
+    docs/games/picture_perfect.md, "Looking": every look is a private
+    event.  Every seat with an envelope answers, used VIP or not."""
     state = new(3, seed=4)
     act(state, 0, {"type": "ready"})
     act(state, 1, {"type": "ready"})
@@ -447,7 +451,7 @@ def test_step_one_looks_are_private_and_everyone_answers():
 
 # == the six exchanges ==========================================================================
 def test_dance_keep_one_rest_shuffled_and_dealt_back():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     EXCHANGES, DANCE: all envelopes but one (of one's choice) go to the middle; the middle is
     shuffled and each player is dealt as many as they put in; the rest stay in the middle."""
     state = new(3)
@@ -465,7 +469,7 @@ def test_dance_keep_one_rest_shuffled_and_dealt_back():
 
 
 def test_dance_choices_are_sealed_until_all_are_in():
-    """RULINGS.md, Picture Perfect: simultaneous choices (Dance, Gifts, Rumors, Theft, ...) are
+    """docs/games/picture_perfect.md, "Simultaneous choices" (Dance, Gifts, Rumors, Theft, ...) are
     collected from all seats before anything is revealed."""
     state = new(3)
     deal(state, {0: ["bride", "diva"], 1: ["magician", "waiter"], 2: ["corgi", "rock_star"]})
@@ -483,7 +487,7 @@ def test_dance_choices_are_sealed_until_all_are_in():
 
 
 def test_gifts_one_to_each_neighbour():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     EXCHANGES, GIFTS: one envelope to each neighbour; with only one envelope, to the left or
     the right; chosen at once and revealed together."""
     state = new(3)
@@ -509,7 +513,7 @@ def test_gifts_one_to_each_neighbour():
 
 
 def test_gifts_with_two_players():
-    """RULINGS.md, Picture Perfect: Gifts with 2 players: give one envelope to the opponent."""
+    """docs/games/picture_perfect.md, "Gifts": with 2 players, give one envelope to the opponent."""
     state = new(2)
     deal(state, {0: ["bride", "diva"], 1: ["waiter"]})
     to_exchange(state, "gifts")
@@ -520,7 +524,7 @@ def test_gifts_with_two_players():
 
 
 def test_revelations_two_middle_envelopes_for_all():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     EXCHANGES, REVELATIONS: shuffle the middle, open 2 at random for all players to see."""
     state = new(3)
     deal(state, {0: [g for g in GUESTS if g not in ("bride", "diva", "corgi")]})
@@ -535,7 +539,7 @@ def test_revelations_two_middle_envelopes_for_all():
 
 
 def test_rumors_peek_is_private_and_not_into_own():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     EXCHANGES, RUMORS: each player may look into one envelope in the middle or of another
     player and returns it; several may choose the same one."""
     state = new(3)
@@ -553,7 +557,7 @@ def test_rumors_peek_is_private_and_not_into_own():
 
 
 def test_choose_your_partner_take_two_return_two_in_turn():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     EXCHANGES, CHOOSE YOUR PARTNER: from the starting player clockwise, take any 2 envelopes
     from the middle, then return any 2 (the ones just taken allowed)."""
     state = new(2, first_seat=1)
@@ -576,7 +580,7 @@ def test_choose_your_partner_take_two_return_two_in_turn():
 
 
 def test_choose_your_partner_with_a_choice_of_four():
-    """picture_perfect_photography_guide.txt, EXCHANGES, CHOOSE YOUR PARTNER: any 2 of the middle envelopes."""
+    """Guide, EXCHANGES, CHOOSE YOUR PARTNER: any 2 of the middle envelopes."""
     state = new(2)
     deal(state, {0: ["bride", "diva", "waiter", "magician", "corgi"],
                  1: ["rock_star", "little_boy", "little_girl", "grandmother", "potted_palm"]})
@@ -591,7 +595,7 @@ def test_choose_your_partner_with_a_choice_of_four():
 
 
 def test_theft_from_the_left_simultaneously():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     EXCHANGES, THEFT: each player takes 1 envelope from the player on their left, all at once,
     and may not take the envelope that neighbour just took from their other neighbour."""
     state = new(3)
@@ -612,7 +616,7 @@ def test_theft_from_the_left_simultaneously():
 
 # == VIP cards ===================================================================================
 def test_vip_once_into_an_envelope_being_looked_into():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     VIP CARDS: once per game, into an envelope in one's possession while looking into it; it
     may never be removed; other players are not told."""
     state = new(3)
@@ -632,9 +636,9 @@ def test_vip_once_into_an_envelope_being_looked_into():
 
 
 def test_vip_seen_only_by_later_lookers_and_scored_for_everyone():
-    """picture_perfect_photography_guide.txt,
-    VIP CARDS: scored for all players, whoever added it; RULINGS.md: only those who later look
-    into that envelope learn of it."""
+    """Guide,
+    VIP CARDS: scored for all players, whoever added it; docs/games/picture_perfect.md, "VIP cards": only those who
+    later look into that envelope learn of it."""
     state = new(3)
     deal(state, {0: ["bride"], 1: ["diva"], 2: ["waiter"]})
     act(state, 0, {"type": "vip", "guest": "bride"})
@@ -665,7 +669,7 @@ def auction(card: str, players: int = 3, holdings: dict | None = None, decoratio
 
 
 def test_single_round_auction_and_fresh_envelopes():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     SINGLE ROUND AUCTION: from the active player's left each other player bids once; the highest
     bidder pays the active player.  AUCTIONS, IMPORTANT: a won envelope is neither opened nor offered
     until the next round."""
@@ -699,7 +703,7 @@ def test_single_round_auction_and_fresh_envelopes():
 
 
 def test_secret_auction_tie_rebid_and_second_tie():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     (UNFAIR) SECRET AUCTION: secret simultaneous bids (0 allowed); a tie bids again, each at
     least their previous bid; a second tie: the active player keeps the envelope."""
     state = auction("secret")
@@ -726,8 +730,8 @@ def test_secret_auction_tie_rebid_and_second_tie():
 
 
 def test_secret_auction_all_zero_does_not_sell():
-    """picture_perfect_photography_guide.txt,
-    SECRET AUCTION: bids may be 0; RULINGS in the module: a bid of 0 never buys."""
+    """Guide,
+    SECRET AUCTION: bids may be 0; docs/games/picture_perfect.md, "Secret auction": a bid of 0 never buys."""
     state = auction("secret")
     act(state, 0, {"type": "offer", "guest": "bride"})
     act(state, 1, {"type": "bid", "amount": 0})
@@ -737,7 +741,7 @@ def test_secret_auction_all_zero_does_not_sell():
 
 
 def test_unfair_secret_auction_losers_pay_half():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     (UNFAIR) SECRET AUCTION, Unfair rules: all losing bidders pay half their bid (rounded down)
     to the active player; after a second tie nobody pays."""
     holdings = {0: ["bride"], 1: ["waiter"], 2: ["magician"], 3: ["diva"]}
@@ -759,7 +763,7 @@ def test_unfair_secret_auction_losers_pay_half():
 
 
 def test_shared_auction_deposits_buy_sell_and_cannot_afford():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     SHARED AUCTION: each player puts 1 envelope in the middle; the active player picks one from
     the middle; the others bid in order until all but 1 passed; the active player sells to the highest
     bidder or buys it for that amount, and must sell if unable to pay."""
@@ -789,7 +793,7 @@ def test_shared_auction_deposits_buy_sell_and_cannot_afford():
 
 
 def test_fixed_price_auction_payers_look_envelope_stays():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     FIXED PRICE AUCTION: the active player names a price; every player who pays it looks into
     the envelope at once; the envelope stays with the active player."""
     state = auction("fixed_price", holdings={0: ["bride"], 1: ["diva"], 2: []}, decorations=[10, 10, 2])
@@ -805,9 +809,9 @@ def test_fixed_price_auction_payers_look_envelope_stays():
 
 
 def test_open_auction_raises_until_everyone_passed_since_the_last():
-    """picture_perfect_photography_guide.txt,
-    OPEN AUCTION; RULINGS.md: any other player may raise at any time; it closes when every
-    other player has passed since the last raise."""
+    """Guide,
+    OPEN AUCTION; docs/games/picture_perfect.md, "Open auction": any other player may raise at any time; it closes
+    when every other player has passed since the last raise."""
     holdings = {0: ["bride"], 1: ["waiter"], 2: ["magician"], 3: ["diva"]}
     state = auction("open", 4, holdings)
     act(state, 0, {"type": "offer", "guest": "bride"})
@@ -825,9 +829,10 @@ def test_open_auction_raises_until_everyone_passed_since_the_last():
 
 
 def test_no_envelope_no_decorations_rescue():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     AUCTIONS: a player with no envelopes and no decorations at the end of a round gets 1
-    decoration from every other player; RULINGS.md: with 2 players the supply pays it."""
+    decoration from every other player; docs/games/picture_perfect.md, "The rescue": with 2 players the
+    supply pays it."""
     state = auction("single", holdings={0: [], 1: ["bride"], 2: ["diva"]}, decorations=[0, 5, 0])
     assert GAME.to_act(state) == [1]  # seat 0 has nothing to offer: skipped
     act(state, 1, {"type": "offer", "guest": "bride"})  # nobody can bid: passes are automatic
@@ -841,7 +846,7 @@ def test_no_envelope_no_decorations_rescue():
 
 
 def test_placement_opens_fresh_envelopes():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     AUCTIONS, IMPORTANT: envelopes won are looked into at the next round or the end of the game."""
     state = new(3, auctions=True)
     deal(state, {0: ["bride"], 1: ["diva"]})
@@ -859,9 +864,10 @@ def at_placement_events(state: dict) -> list[dict]:
 
 # == final placement =============================================================================
 def test_final_placement_rules_and_hidden_until_all_done():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     PHOTOS: as many or as few guests as desired, each on a guest space, one per space;
-    RULINGS.md: decorations on the two table squares; the placements are hidden until all are done."""
+    docs/games/picture_perfect.md, "Final placement": decorations on the two table squares; hidden until all are
+    done."""
     state = at_placement(new(2))
     rejects(state, 0, {"type": "place", "guest": "bride", "row": 2, "col": 2}, "table_square")
     events = act(state, 0, {"type": "place", "guest": "bride", "row": 1, "col": 1})
@@ -883,8 +889,8 @@ def test_final_placement_rules_and_hidden_until_all_done():
 
 
 def test_decorating_needs_a_decoration():
-    """RULINGS.md, Picture Perfect: decorations may go on the two table squares (auction variant: only
-    decorations one still has)."""
+    """docs/games/picture_perfect.md, "Final placement": decorations may go on the two table squares (auction
+    variant: only decorations one still has)."""
     state = at_placement(new(2, auctions=True))
     state["decorations"] = [1, 0]
     act(state, 0, {"type": "decorate", "column": 3})
@@ -945,7 +951,7 @@ def fuzz(state: dict, seat: int, rng: random.Random) -> list[dict]:
 class Invariants:
     """Hook of the conformance suite.  Issue 6: 14 envelopes and 42 cards conserved, at most one VIP
     card per player (never removed), decorations conserved; a private event goes to one seat; the
-    final scores recomputed independently (Guide, SCORING; RULINGS.md, the photo)."""
+    final scores recomputed independently (Guide, SCORING; docs/games/picture_perfect.md, "The photo")."""
 
     def __init__(self, state: dict) -> None:
         self.cards = copy.deepcopy(state["cards"])
@@ -1032,7 +1038,7 @@ def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random)
 
 
 def test_spectator_and_other_seats_see_no_envelope_they_did_not_look_into():
-    """picture_perfect_photography_guide.txt,
+    """Guide,
     ENVELOPES: the contents are secret; which envelopes each player has is open information."""
     state = new(4, seed=9)
     spectator = GAME.view(state, None)
@@ -1077,7 +1083,7 @@ def test_photo_svg_each_seat_after_the_end():
 
 
 def test_photo_svg_draws_heights_and_decorations():
-    """RULINGS.md, the photo: guests drawn by height class; decorations on the table squares."""
+    """docs/games/picture_perfect.md, "The photo": guests drawn by height class; decorations on the table squares."""
     state = at_placement(new(2))
     place(state, 0, {"waiter": (1, 2), "little_boy": (3, 2), "corgi": (4, 3)}, decor=(2,))
     act(state, 0, {"type": "done"})

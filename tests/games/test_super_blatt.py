@@ -1,4 +1,5 @@
-"""Das Super-Blatt rules, each test citing its passage (shared/rules/super_blatt.txt, RULINGS.md)."""
+"""Das Super-Blatt rules, each test citing its passage: the rulebook ("book": Ken Tidwell's English translation,
+section titles as printed) and the rulings of docs/games/super_blatt.md (by their titles)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def rig(state: dict, columns: list[list[int]], hands: list[list[int]] | None = N
 
 
 def test_components():
-    """RULINGS.md, Das Super-Blatt: 54 cards, Sex 15, Crime 14, Sport 13, Big Business 12; the specials table."""
+    """docs/games/super_blatt.md, "Cards and specials": 54 cards, Sex 15, Crime 14, Sport 13, Big Business 12; the
+    specials table."""
     assert len(CARDS) == 54
     by_cat = {cat: [c for c in CARDS if c["category"] == cat] for cat in CATEGORIES}
     assert [len(by_cat[c]) for c in CATEGORIES] == [15, 14, 13, 12]
@@ -47,7 +49,7 @@ def test_components():
 
 
 def test_preparation_tableau_and_trend():
-    """super_blatt.txt, Preperations: 18 cards in columns of 6, 5, 4, 3; the top trend card turned up."""
+    """book, Preperations: 18 cards in columns of 6, 5, 4, 3; the top trend card turned up."""
     s = fresh(4)
     assert [len(c) for c in s["columns"]] == [6, 5, 4, 3]
     assert len(s["deck"]) == 36 and len(s["trends"]) == 1 and len(s["trend_deck"]) == 3
@@ -55,14 +57,14 @@ def test_preparation_tableau_and_trend():
 
 
 def test_first_player_random_unless_named():
-    """RULINGS.md, conventions: the first player is random from the seed unless first_seat is given."""
+    """docs/games/index.md, "The first player": random from the seed unless first_seat is given."""
     starts = {GAME.setup(4, GAME.load_options(4, {}), random.Random(i))["turn"] for i in range(40)}
     assert starts == {0, 1, 2, 3}
     assert fresh(4, first=2)["turn"] == 2
 
 
 def test_take_top_card_only_and_turn_passes_clockwise():
-    """super_blatt.txt, Gameplay: take the top card of one of the four columns; play proceeds clockwise."""
+    """book, Gameplay: take the top card of one of the four columns; play proceeds clockwise."""
     s = fresh(3)
     plain = cards("crime")
     rig(s, [[plain[0], plain[1]], [plain[2]], [plain[3]], [plain[4]]], [[], [], []])
@@ -73,7 +75,7 @@ def test_take_top_card_only_and_turn_passes_clockwise():
 
 
 def test_empty_column_and_out_of_turn_rejected_unchanged():
-    """super_blatt.txt, Gameplay: only a top card of the tableau; only the player whose turn it is."""
+    """book, Gameplay: only a top card of the tableau; only the player whose turn it is."""
     s = fresh(3)
     plain = cards("crime")
     rig(s, [[], [plain[2]], [plain[3]], [plain[4]]], [[], [], []])
@@ -88,7 +90,7 @@ def test_empty_column_and_out_of_turn_rejected_unchanged():
 
 
 def test_extra_takes_optional_same_category_card_as_plain():
-    """super_blatt.txt, Special Scoop Cards / EXTRA: another top card of the same category may be taken;
+    """book, Special Scoop Cards / EXTRA: another top card of the same category may be taken;
     a special taken as the additional card is treated as a normal card (no steal)."""
     s = fresh(3)
     extra = cards("sex", "extra")[0]
@@ -109,7 +111,7 @@ def test_extra_takes_optional_same_category_card_as_plain():
 
 
 def test_extra_may_be_declined_and_has_no_choice_without_a_match():
-    """super_blatt.txt, EXTRA: the player may (not must) take it; taking EXTRA with nothing to add is allowed."""
+    """book, EXTRA: the player may (not must) take it; taking EXTRA with nothing to add is allowed."""
     s = fresh(2)
     extra = cards("crime", "extra")[0]
     sex = cards("sex")
@@ -124,7 +126,7 @@ def test_extra_may_be_declined_and_has_no_choice_without_a_match():
 
 
 def test_arrows_steal_from_one_named_opponent_as_many_as_they_have():
-    """super_blatt.txt, Scoop Cards Marked with Arrows: one card of the same category per arrow, all from a
+    """book, Scoop Cards Marked with Arrows: one card of the same category per arrow, all from a
     single player; if the chosen player has fewer, only those are taken."""
     s = fresh(3)
     arrow3 = cards("crime", "arrow", 3)[0]
@@ -141,7 +143,7 @@ def test_arrows_steal_from_one_named_opponent_as_many_as_they_have():
 
 
 def test_arrow_with_no_victim_does_nothing_and_single_victim_is_forced():
-    """RULINGS.md, Das Super-Blatt / Arrows: if no opponent holds any, nothing happens."""
+    """docs/games/super_blatt.md, "Arrows": if no opponent holds any, nothing happens."""
     s = fresh(3)
     arrow = cards("sport", "arrow", 1)[0]
     sex = cards("sex")
@@ -156,7 +158,7 @@ def test_arrow_with_no_victim_does_nothing_and_single_victim_is_forced():
 
 
 def test_stealing_from_a_player_without_cards_is_illegal():
-    """super_blatt.txt, Arrows: cards are stolen from another player's hand of that category."""
+    """book, Arrows: cards are stolen from another player's hand of that category."""
     s = fresh(3)
     arrow = cards("sport", "arrow", 2)[0]
     sex, sport = cards("sex"), cards("sport")
@@ -174,13 +176,13 @@ def test_stealing_from_a_player_without_cards_is_illegal():
 
 
 def test_fred_wilma_barney_betty():
-    """super_blatt.txt, Scoring: Fred and Wilma hold three sports each, Barney two, Betty one: Fred and Wilma
+    """book, Scoring: Fred and Wilma hold three sports each, Barney two, Betty one: Fred and Wilma
     are eliminated; Barney gets first place points and Betty second place points."""
     assert place_category([3, 3, 2, 1], (10, 5)) == [0, 0, 10, 5]
 
 
 def test_tie_elimination_rulings_examples():
-    """RULINGS.md, Das Super-Blatt / Scoring per category: 3,3,2,1 -> 2 first, 1 second; 3,2,2,1 -> 3 first,
+    """docs/games/super_blatt.md, "Scoring a category": 3,3,2,1 -> 2 first, 1 second; 3,2,2,1 -> 3 first,
     1 second; only players holding at least one card compete."""
     assert place_category([3, 2, 2, 1], (8, 4)) == [8, 0, 0, 4]
     assert place_category([2, 0, 0], (8, 4)) == [8, 0, 0]
@@ -198,7 +200,7 @@ def play_out_round(s: dict) -> list[dict]:
 
 
 def test_round_end_scores_with_trend_and_next_starter_is_left_of_last():
-    """super_blatt.txt, Scoring and 2nd and 3rd Rounds: the round ends when the tableau is empty, points from
+    """book, Scoring and 2nd and 3rd Rounds: the round ends when the tableau is empty, points from
     the trend card carry over, and the next round starts with the player left of the last starter."""
     s = fresh(3, first=1)
     sex = cards("sex")
@@ -213,7 +215,7 @@ def test_round_end_scores_with_trend_and_next_starter_is_left_of_last():
 
 
 def test_extra_taken_last_gives_no_extra_and_starts_next_round():
-    """super_blatt.txt, Scoring: if an EXTRA is taken last the player takes no additional card but plays first
+    """book, Scoring: if an EXTRA is taken last the player takes no additional card but plays first
     in the next round."""
     s = fresh(3, first=0)
     extra = cards("crime", "extra")[0]
@@ -224,7 +226,7 @@ def test_extra_taken_last_gives_no_extra_and_starts_next_round():
 
 
 def test_last_arrow_still_steals_before_scoring():
-    """super_blatt.txt, Scoring: the player may steal as an arrow card indicates before the round is over."""
+    """book, Scoring: the player may steal as an arrow card indicates before the round is over."""
     s = fresh(3, first=0)
     arrow = cards("business", "arrow", 2)[0]
     biz = cards("business")
@@ -238,7 +240,7 @@ def test_last_arrow_still_steals_before_scoring():
 
 
 def test_three_rounds_then_game_over_with_one_trend_unused():
-    """super_blatt.txt, Game End: three rounds; one of the four trend cards is never turned over."""
+    """book, Game End: three rounds; one of the four trend cards is never turned over."""
     s = fresh(4, seed=3)
     while not GAME.is_over(s):
         seat = GAME.to_act(s)[0]
@@ -260,8 +262,8 @@ def recompute_scores(s: dict) -> list[int]:
 
 # -- hooks of the conformance suite (tests/games/test_conformance.py) -----------------------------
 def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random):
-    """RULINGS.md: the rest of the deck and the unturned trend cards are hidden from everyone; a new
-    round deals from the deck in the open, so events are compared only within a round."""
+    """docs/games/super_blatt.md, "What is hidden": the rest of the deck and the unturned trend cards are hidden from
+    everyone; a new round deals from the deck in the open, so events are compared only within a round."""
     other = copy.deepcopy(state)
     rng.shuffle(other["deck"])
     rng.shuffle(other["trend_deck"])
@@ -269,7 +271,7 @@ def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random)
 
 
 class Invariants:
-    """super_blatt.txt, Materials and Scoring: 54 cards conserved across deck, tableau and holdings;
+    """book, Materials and Scoring: 54 cards conserved across deck, tableau and holdings;
     each round's points recomputed independently from the holdings; scores are the rounds' sum."""
 
     def __init__(self, state: dict) -> None:

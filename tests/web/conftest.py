@@ -1,9 +1,9 @@
 """A real browser (Playwright driving Debian's chromium) against a real `referee serve`.
 
 The browser is tests/conftest.py's (in CI a browser that cannot start fails the tests).  Screenshots
-go to $REFEREE_SCREENSHOTS when it is set (the README regenerates the committed ones in
-tests/web/screenshots/ that way), else to a folder in the system's temp dir, so that running the
-suite leaves the checkout unchanged.
+go to $REFEREE_SCREENSHOTS when it is set (docs/clients.md, "The web table", regenerates the
+committed ones in tests/web/screenshots/ that way), else to a folder in the system's temp dir, so that
+running the suite leaves the checkout unchanged.
 """
 
 from __future__ import annotations

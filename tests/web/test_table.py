@@ -218,7 +218,7 @@ def test_a_spectator_link_shows_the_spectator_view(web, context):
 
 
 def test_paparazzo_seats_show_what_each_paid_and_received_this_hand(web, context):
-    """paparazzo.txt, Phases 2-3: the buyer pays the bank in front of the table and the commission comes from
+    """Paparazzo's book, Phases 2-3: the buyer pays the bank in front of the table and the commission comes from
     the bank, so every seat's panel shows each seat's payments this hand, while the cash piles stay hidden."""
     ref = Referee(web.url)
     m = ref.create_match("paparazzo", 3, [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], seed=5)

@@ -17,7 +17,7 @@ def test_every_game_has_every_bot_kind():
 
 
 def test_service_imports_nothing_from_workers():
-    """design.md: imports flow one way; the service never imports the workers."""
+    """docs/architecture.md, "Layout and imports": imports flow one way; the service never imports the workers."""
     root = pathlib.Path(__file__).resolve().parents[2] / "service"
     offenders = []
     for path in root.rglob("*.py"):

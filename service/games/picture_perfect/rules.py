@@ -1,7 +1,7 @@
 """Picture Perfect (Anthony Nouveau): learn the guests' wishes from their envelopes, then pose them.
 
-Rules: shared/rules/picture_perfect_photography_guide.txt; the floor mat, the guests, the
-preference deck and the computed photo: RULINGS.md, "Picture Perfect" (data.py, photo.py).
+Rules: the book (Picture Perfect, its Photography Guide); the floor mat, the guests, the
+preference deck and the computed photo, and every ruling: docs/games/picture_perfect.md (data.py, photo.py).
 This module runs the round flow, step 1's look, the auction variant's rescue, the final placement
 and scoring; each exchange card is one unit in exchanges.py (its section of the book, its phases,
 moves, resolution, view and sampling), and the state helpers every part shares are in table.py.
@@ -15,8 +15,8 @@ placement) waits for.  ``PicturePerfectState`` types every key and ``SHAPE`` dec
 see it; ``present`` adds what a view derives for display, ``deal`` redraws in a sample what the seat
 cannot see.
 
-Decisions the books leave open (RULINGS.md settles the rest; each exchange card's own are in its
-unit's docstring):
+Decisions the books leave open (all stated in docs/games/picture_perfect.md; each exchange card's own
+are in its unit's docstring):
 
 - Round 1's step 1 happens at the deal: ``opening`` returns those first looks as private events,
   and each seat's view (``known``) keeps them, like every later look.
@@ -32,10 +32,12 @@ unit's docstring):
   card may still be added; ``done`` ends it.  All of it is hidden until every seat is done.
   Placement before the final photo is a memory aid and is not modelled: the event log is each
   seat's memory.
-- The Potted Palm has no face, and its face always counts as hidden (RULINGS.md): a guest in
+- The Potted Palm has no face, and its face always counts as hidden (docs/games/picture_perfect.md,
+  "The Potted Palm"): a guest in
   front of it and at least as tall hides its face, which fulfils "hide the face of Potted Palm",
   and "hide someone's face" when the Palm is the one behind (photo.py).
-- Ties: most placed guests, then most envelopes held, then a shared win (book + RULINGS.md).
+- Ties: most placed guests, then most envelopes held, then a shared win (book + docs/games/picture_perfect.md,
+  "The winner").
 """
 
 from __future__ import annotations
@@ -490,7 +492,8 @@ class PicturePerfect(Game):
     def _rescue(self, state: State) -> list[dict]:
         """Book, Auctions: a player with no envelopes and no decorations gets 1 from every other player.
 
-        RULINGS.md: with 2 players the supply pays it (the opponent only if the supply is empty).
+        docs/games/picture_perfect.md, "The rescue": with 2 players the supply pays it (the opponent only
+        if the supply is empty).
         """
         n = state["players"]
         dec = state["decorations"]

@@ -2,8 +2,8 @@
 
 The mat is drawn in perspective as the camera sees it (row 1 in front, row 4 at the back),
 figures are drawn back to front so nearer figures overlap farther ones, each figure's height
-follows its height class, and a face that the referee counts as covered (RULINGS.md: the
-photo) is drawn greyed and crossed out.  Below the picture each placed guest is listed with
+follows its height class, and a face that the referee counts as covered (docs/games/picture_perfect.md,
+"The photo") is drawn greyed and crossed out.  Below the picture each placed guest is listed with
 its preference cards fulfilled and its points for this seat.
 """
 

@@ -44,7 +44,8 @@ def others_from(seat: int, n: int) -> list[int]:
 
 
 def look(state: State, seat: int, guests: list[str], reason: str) -> dict:
-    """Every look into an envelope is a private event to that seat (RULINGS.md: Looking), and its memory."""
+    """Every look into an envelope is a private event to that seat (docs/games/picture_perfect.md,
+    "Looking"), and its memory."""
     for g in guests:
         state["known"][seat][g] = vip_count(state, g)
     return event("looked", {"reason": reason, "envelopes": [contents(state, g) for g in guests]}, [seat])
