@@ -251,7 +251,8 @@ def bench_memory(game, matches: int, seed: int) -> None:
                                  for k in (match_key(m["id"]), events_key(m["id"]))))
                 events.append(client.xlen(events_key(m["id"])))
                 client.delete(match_key(m["id"]), events_key(m["id"]))
-            ref.queue.empty()
+            for queue in ref.bot_queues:
+                queue.empty()
             print(f"{game.name:16} players={players}: finished match in Redis mean "
                   f"{statistics.fmean(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB "
                   f"({statistics.fmean(events):.0f} events; {matches} matches)")
