@@ -167,6 +167,9 @@ def play_match(ref: Referee, game: str, lineup: list[Participant], options: dict
     tokens = {s["seat"]: s["token"] for s in created["seats"] if s["token"]}
     rng = random.Random(seed)
     watcher = next(iter(tokens.values()), created["host_token"])
+    if not tokens:  # server bots only: follow the match's events to its end, not a request per move
+        for _ in ref.stream(mid, watcher, wait=max(poll, 60) * 10):
+            pass
     snap = ref.match(mid, watcher)
     while snap["status"] in ("active", "scoring", "waiting"):
         acted = False
@@ -215,7 +218,8 @@ def progress(done: int, total: int, start: float) -> None:
     width = 30
     filled = int(width * done / total)
     rate_ = done / max(time.monotonic() - start, 1e-9)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  {rate_:.1f} matches/s")
+    shown = f"{rate_:.1f}" if rate_ >= 1 else f"{rate_:.2g}"  # a slow arena's rate is not rounded to 0.0
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}  {shown} matches/s")
     sys.stderr.flush()
 
 

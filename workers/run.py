@@ -59,8 +59,9 @@ class Worker(SimpleWorker):
 
 def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     """A worker of the people's queue then the main one (bot turns of matches with people first), or a
-    search worker: the search queue first, then those two when it has no search turn to play (a main
-    worker never takes a search turn)."""
+    search worker: the search queue, then the people's queue when it has no search turn to play (a main
+    worker never takes a search turn).  A search worker never takes an all-bot match's slice, so a turn
+    a person waits for finds a worker free at once even while all-bot matches keep the others busy."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
     die_with_parent(parent)
     name_process(f"referee-{'search' if search else 'worker'}")
@@ -68,7 +69,7 @@ def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
-    names = [settings.search_queue] * search + [settings.people_queue, settings.queue]
+    names = [settings.search_queue, settings.people_queue] if search else [settings.people_queue, settings.queue]
     queues = [Queue(name, connection=conn, serializer=JSONSerializer) for name in names]
     worker = Worker(queues, connection=conn, serializer=JSONSerializer,
                           name=f"referee-{socket.gethostname()}-{os.getpid()}-{'search-' * search}{index}")
