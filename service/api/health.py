@@ -42,7 +42,8 @@ class Ready(MethodView):
         try:
             ref.store.redis.ping()
             ref.queue.connection.ping()
-            workers = Worker.count(connection=ref.queue.connection, queue=ref.queue)
+            # every worker takes the people's queue (search workers too), not every one the main queue
+            workers = Worker.count(connection=ref.queue.connection, queue=ref.people_queue)
             up = True
         except redis.RedisError:
             up, workers = False, 0
