@@ -57,6 +57,11 @@ class Worker(SimpleWorker):
             self.scheduler.start()
 
 
+#: how much lower the main workers run than the search workers: the main workers play the slices of
+#: all-bot matches, batch work, while a search worker is free for the turns people wait for
+ALL_BOT_NICE = 3
+
+
 def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     """A worker of the people's queue then the main one (bot turns of matches with people first), or a
     search worker: the search queue, then the people's queue when it has no search turn to play (a main
@@ -65,7 +70,7 @@ def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the handler `referee serve` had when it forked us
     die_with_parent(parent)
     name_process(f"referee-{'search' if search else 'worker'}")
-    os.nice(nice)
+    os.nice(nice + (0 if search else ALL_BOT_NICE))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the supervisor decides when we stop (SIGTERM)
     settings = Settings.from_env()
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
