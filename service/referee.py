@@ -198,9 +198,10 @@ class Referee:
         self.settings = settings
         queue = client if queue is None else queue
         self.queue = Queue(settings.queue, connection=queue, serializer=JSONSerializer)
-        self.scheduled = ScheduledJobRegistry(queue=self.queue)
         self.search_queue = Queue(settings.search_queue, connection=queue, serializer=JSONSerializer)
         self.people_queue = Queue(settings.people_queue, connection=queue, serializer=JSONSerializer)
+        # a turn clock runs for a person: its timeouts go to the people's queue, never behind all-bot matches
+        self.scheduled = ScheduledJobRegistry(queue=self.people_queue)
         self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl, queue, pending_key(settings.queue))
 
     # -- helpers ------------------------------------------------------------------------------
@@ -343,11 +344,11 @@ class Referee:
         for the deadline rounded up: it never fires before the deadline."""
         job_id = timeout_job_id(match_id, seat, version)
         if deadline is None:
-            self._enqueue(self.queue, "workers.jobs.clock_timeout", (match_id, seat, version), job_id, pipe)
+            self._enqueue(self.people_queue, "workers.jobs.clock_timeout", (match_id, seat, version), job_id, pipe)
             return
-        self.queue.enqueue_at(datetime.fromtimestamp(math.ceil(deadline), UTC), "workers.jobs.clock_timeout",
+        self.people_queue.enqueue_at(datetime.fromtimestamp(math.ceil(deadline), UTC), "workers.jobs.clock_timeout",
                               match_id, seat, version, job_id=job_id, job_timeout=self.settings.job_timeout,
-                              result_ttl=60, failure_ttl=24 * 3600, retry=Retry(max=3, interval=[1, 2, 4]),
+                              result_ttl=0, failure_ttl=FAILURE_TTL, retry=Retry(max=3, interval=[1, 2, 4]),
                               pipeline=pipe)
 
     def _enqueue(self, queue: Queue, func: str, args: tuple, job_id: str, pipe: Pipeline | None,

@@ -199,7 +199,7 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
                     requeued += 1
             for key, timer in timers.items():  # a timeout due for a while whose job was lost
                 job_id = timeout_job_id(match_id, int(key), timer["set_at"])
-                if timer["deadline"] < cutoff and not _job_alive(ref, job_id, grace, overdue=True):
+                if timer["deadline"] < cutoff and not _job_alive(ref, job_id, grace, [ref.people_queue], overdue=True):
                     ref.enqueue_timeout(match_id, int(key), timer["set_at"])
                     requeued += 1
         queue.zadd(pending, {match_id: time.time()})
