@@ -19,6 +19,8 @@
            referee alone costs for the same calls.  ``--instructions`` counts instead the machine
            instructions a move costs through the app (valgrind's callgrind, two runs that differ by
            ``--moves`` warm moves), a figure that does not vary with the machine's load.
+``bots-http`` drives a running server (``--url``, as ``referee loadtest`` does; it starts nothing) and
+           prints what its bot turns cost: see ``referee bench bots-http --help``.
 """
 
 from __future__ import annotations
@@ -251,7 +253,8 @@ def bench_memory(game, matches: int, seed: int) -> None:
                                  for k in (match_key(m["id"]), events_key(m["id"]))))
                 events.append(client.xlen(events_key(m["id"])))
                 client.delete(match_key(m["id"]), events_key(m["id"]))
-            ref.queue.empty()
+            for queue in ref.bot_queues:
+                queue.empty()
             print(f"{game.name:16} players={players}: finished match in Redis mean "
                   f"{statistics.fmean(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB "
                   f"({statistics.fmean(events):.0f} events; {matches} matches)")
@@ -396,7 +399,141 @@ def instructions_per_move(game, moves: int, seed: int) -> None:
           f"and the HTTP layer {(app - alone) / 1e6:.2f} M")
 
 
+BOTS_HTTP_DOC = """Bot turns over HTTP, against a running server (``--url``; nothing is started here).
+
+1. one all-bot match's wall time: create it, follow its event stream until ``match_finished``
+   (median and best of ``--runs``, one match at a time);
+2. arena throughput: ``referee arena`` with the two bots, ``--matches`` matches ``--concurrency`` at a
+   time (matches/s, and bot moves/s counted from the matches' records);
+3. under load: ``--background`` all-bot matches kept running (each finished one replaced), while a
+   person plays a match against a greedy bot here: ``bot start`` is the bot's move's time (its
+   ``moved`` event's ``at``) minus the person's move's; ``turn notice`` is the time from the answer to
+   the person's move until a long-poll (``since``) shows it the bot's move, its turn again.  p50/p99
+   over ``--samples`` bot turns.  The server and this client share the machine: figures are noisy.
+"""
+
+
+def _pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] if ordered else float("nan")
+
+
+def _all_bot_match(ref, game: str, bots: list[str], seed: int) -> float:
+    """Seconds from asking for an all-bot match to its ``match_finished`` event."""
+    start = time.perf_counter()
+    created = ref.create_match(game, len(bots), [{"bot": b} for b in bots], None, seed)
+    for event in ref.stream(created["id"], wait=120):
+        if event["type"] == "match_finished":
+            return time.perf_counter() - start
+    raise RuntimeError(f"match {created['id']} did not finish within 120 s")
+
+
+def _person_turns(url: str, game: str, samples: int, seed: int) -> tuple[list[float], list[float]]:
+    """A person (seat 0, random moves) against a greedy bot until ``samples`` bot turns have followed
+    its moves: (bot start seconds, turn notice seconds)."""
+    from clients.client import Referee as Client
+
+    ref, rng = Client(url), random.Random(seed)
+    starts: list[float] = []
+    notices: list[float] = []
+    while len(notices) < samples:
+        m = ref.create_match(game, 2, [{"name": "person"}, {"bot": "greedy"}], {"first_seat": 0}, seed)
+        seed += 1
+        token = m["seats"][0]["token"]
+        snap = ref.match(m["id"], token, legal_moves=True)
+        while snap["status"] == "active" and len(notices) < samples:
+            if 0 not in snap["to_act"]:
+                snap = ref.match(m["id"], token, snap["version"], 30, legal_moves=True)
+                continue
+            answer = ref.move(m["id"], token, concretize(rng.choice(snap["legal_moves"]), rng))
+            sent = time.perf_counter()
+            if answer["to_act"] == [0] or answer["status"] != "active":
+                snap = ref.match(m["id"], token, legal_moves=True)
+                continue
+            snap = ref.match(m["id"], token, answer["version"], 30, legal_moves=True)
+            notices.append(time.perf_counter() - sent)
+        if snap["status"] == "active":
+            ref.abort(m["id"], m["host_token"])
+            continue
+        wait_until = time.monotonic() + 30
+        while ref.match(m["id"])["status"] != "finished" and time.monotonic() < wait_until:
+            time.sleep(0.05)
+        moves = ref.record(m["id"])["moves"]
+        starts += [b["at"] - a["at"] for a, b in zip(moves, moves[1:]) if a["seat"] == 0 and b["seat"] == 1]
+    return starts, notices
+
+
+def bench_bots_http(argv: list[str]) -> None:
+    import threading
+
+    from clients import arena
+    from clients.client import Referee as Client
+
+    parser = argparse.ArgumentParser(prog="referee bench bots-http", description=BOTS_HTTP_DOC,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", default=os.environ.get("REFEREE_URL", "http://127.0.0.1:8000"),
+                        help="the server to drive (default $REFEREE_URL)")
+    parser.add_argument("--game", default="super_blatt")
+    parser.add_argument("--bot", action="append", dest="bots", help="a seat's bot (repeat; default greedy, random)")
+    parser.add_argument("--runs", type=int, default=11, help="1: single all-bot matches (median of these)")
+    parser.add_argument("--matches", type=int, default=200, help="2: arena matches (0: skip)")
+    parser.add_argument("--concurrency", type=int, default=16, help="2: arena matches at a time")
+    parser.add_argument("--background", type=int, action="append",
+                        help="3: all-bot matches running meanwhile (repeat for several; default 16)")
+    parser.add_argument("--samples", type=int, default=200, help="3: bot turns after a person's move")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    bots = args.bots or ["greedy", "random"]
+    ref = Client(args.url)
+    label = f"{args.game} {' vs '.join(bots)}"
+
+    walls = [_all_bot_match(ref, args.game, bots, args.seed + i) for i in range(args.runs)]
+    print(f"all-bot match ({label}): median {statistics.median(walls) * 1000:.0f} ms, "
+          f"best {min(walls) * 1000:.0f} ms, worst {max(walls) * 1000:.0f} ms ({args.runs} matches, one at a time)")
+
+    if args.matches:
+        records: list[dict] = []
+        start = time.perf_counter()
+        arena.run(args.url, args.game, bots, args.matches, {}, args.concurrency, args.seed, quiet=True,
+                  ladder=False, records=records)
+        elapsed = time.perf_counter() - start
+        moves = sum(len(ref.record(r["id"])["moves"]) for r in records)
+        print(f"arena ({label}, {args.matches} matches, concurrency {args.concurrency}): {elapsed:.1f} s, "
+              f"{args.matches / elapsed:.2f} matches/s, {moves / elapsed:.0f} bot moves/s")
+
+    for k in args.background or [16]:
+        stop = threading.Event()
+        finished = [0]
+
+        def background(i: int, stop=stop, finished=finished) -> None:
+            client = Client(args.url)
+            n = 0
+            while not stop.is_set():
+                _all_bot_match(client, args.game, bots, args.seed + 1_000_000 * (i + 1) + n)
+                finished[0] += 1
+                n += 1
+
+        threads = [threading.Thread(target=background, args=(i,), daemon=True) for i in range(k)]
+        for t in threads:
+            t.start()
+        time.sleep(1.0 if k else 0)  # the background is under way
+        start = time.perf_counter()
+        starts, notices = _person_turns(args.url, args.game, args.samples, args.seed)
+        elapsed = time.perf_counter() - start
+        stop.set()
+        done = finished[0]
+        for t in threads:
+            t.join(120)
+        print(f"person vs greedy with {k} all-bot matches running ({done} finished meanwhile, "
+              f"{done / elapsed:.1f}/s): bot start p50 {_pct(starts, 50) * 1000:.1f} ms "
+              f"p99 {_pct(starts, 99) * 1000:.1f} ms ({len(starts)}); turn notice p50 "
+              f"{_pct(notices, 50) * 1000:.1f} ms p99 {_pct(notices, 99) * 1000:.1f} ms ({len(notices)})")
+
+
 def main(argv: list[str] | None = None) -> None:
+    if argv and argv[0] == "bots-http":  # against a running server: see BOTS_HTTP_DOC
+        bench_bots_http(argv[1:])
+        return
     if argv and argv[0] == "watchers":  # against a server of its own: see clients/watchers.py
         from clients import watchers
 
@@ -404,8 +541,10 @@ def main(argv: list[str] | None = None) -> None:
         return
     parser = argparse.ArgumentParser(prog="referee bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["rules", "bots", "memory", "api", "digest", "watchers", "webhooks"],
-                        help="watchers: see `referee bench watchers --help`")
+    parser.add_argument("what", choices=["rules", "bots", "memory", "api", "digest", "watchers", "bots-http",
+                                         "webhooks"],
+                        help="watchers, bots-http: see `referee bench watchers --help`, `referee bench "
+                             "bots-http --help`")
     parser.add_argument("--game", action="append", choices=sorted(GAMES),
                         help="game to measure (repeatable; default all)")
     parser.add_argument("--seconds", type=float, default=3.0, help="rules: seconds per configuration")

@@ -501,7 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     arena.add_parser(sub)
     loadtest.add_parser(sub)
-    b = sub.add_parser("bench", help="rules-engine and bot benchmarks (in-process)", add_help=False)
+    b = sub.add_parser("bench", help="rules-engine and bot benchmarks (in-process; `bench bots-http` drives a "
+                                     "running server's bot turns)", add_help=False)
     b.add_argument("rest", nargs=argparse.REMAINDER)
     b.set_defaults(func=lambda a: bench.main(a.rest) or 0)
     return p

@@ -91,6 +91,12 @@ class Settings:
     search_queue: str
     #: the search bot's default budget per decision, in milliseconds
     search_ms: int
+    #: RQ queue of the bot turns of matches where someone plays over HTTP (a person or a connected
+    #: bot): the workers take it before the main queue, so those turns never wait behind all-bot matches
+    people_queue: str = "referee-people"
+    #: longest a bot-turn job plays one match's consecutive bot turns before it hands the rest to a
+    #: new job at the back of the queue (milliseconds), so a long all-bot match never holds a worker
+    bot_slice_ms: int = 50
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -123,6 +129,8 @@ class Settings:
             retry_after=_int("REFEREE_RETRY_AFTER", 1),
             search_queue=os.environ.get("REFEREE_SEARCH_QUEUE") or f"{queue}-search",
             search_ms=_int("REFEREE_SEARCH_MS", 1000),
+            people_queue=os.environ.get("REFEREE_PEOPLE_QUEUE") or f"{queue}-people",
+            bot_slice_ms=_int("REFEREE_BOT_SLICE_MS", 50),
         )
 
     @property

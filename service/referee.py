@@ -49,6 +49,8 @@ from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
 STORE_FULL_RETRY = 60  # seconds a refused creator is told to wait (finished matches expire meanwhile)
+#: seconds a failed job (a bot turn, a scoring) is kept in RQ's failed registry for a look
+FAILURE_TTL = 24 * 3600
 
 
 def new_token() -> str:
@@ -199,8 +201,10 @@ class Referee:
         self.settings = settings
         queue = client if queue is None else queue
         self.queue = Queue(settings.queue, connection=queue, serializer=JSONSerializer)
-        self.scheduled = ScheduledJobRegistry(queue=self.queue)
         self.search_queue = Queue(settings.search_queue, connection=queue, serializer=JSONSerializer)
+        self.people_queue = Queue(settings.people_queue, connection=queue, serializer=JSONSerializer)
+        # a turn clock runs for a person: its timeouts go to the people's queue, never behind all-bot matches
+        self.scheduled = ScheduledJobRegistry(queue=self.people_queue)
         self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl, queue, pending_key(settings.queue),
                            finished_key(settings.queue))
 
@@ -247,6 +251,25 @@ class Referee:
         return [s for s in GAMES[match.game].to_act(match.state) if player_of(seats[s])]
 
     @staticmethod
+    def has_people(match: Match) -> bool:
+        """Whether someone plays a seat over HTTP now (a person or a connected bot, not away): its bot
+        turns are waited for."""
+        return any(player_of(s) is None for s in match.meta["seats"])
+
+    @staticmethod
+    def plays_on(match: Match) -> bool:
+        """Whether a bot-turn job that has just moved in this match may go on with what it owes next
+        itself: every seat to act is one a worker plays at once (a bot, away or out, but no search bot,
+        whose turns have a queue of their own), or the match is to be scored."""
+        if match.status == Status.SCORING:
+            return True
+        if match.status != Status.ACTIVE:
+            return False
+        seats = match.meta["seats"]
+        to_act = GAMES[match.game].to_act(match.state)
+        return bool(to_act) and all(player_of(seats[s]) and seats[s].get("bot") != "search" for s in to_act)
+
+    @staticmethod
     def _tick(match: Match, mover: int | None = None) -> None:
         """Bring a clocked match's timers up to date in the commit that changes whose decision it is."""
         if "clock" not in match.meta:
@@ -259,13 +282,17 @@ class Referee:
         match.void_jobs += [timeout_job_id(match.id, seat, set_at) for seat, set_at in stopped]
         match.meta_changed = True
 
-    def jobs(self, match: Match, version: int) -> Callable[[Pipeline], None] | None:
+    def jobs(self, match: Match, version: int, held: bool = False) -> Callable[[Pipeline], None] | None:
         """What the match owes at ``version`` (bot turns, or its scoring), as a writer of RQ jobs
         for the commit to run; None when it owes nothing.  The store also notes such a match in
         the queue's pending set for the sweeper, which drops it once it owes none.
+
+        ``held``: the bot-turn job making this commit plays the next bot turn (or the scoring) itself
+        (``plays_on``), so no job is enqueued for it; the job noted the match as pending when it began,
+        so the sweeper still finds the turn if the job dies.
         """
-        bots = self.owed_bots(match)
-        scoring = match.status == Status.SCORING
+        bots = [] if held else self.owed_bots(match)
+        scoring = match.status == Status.SCORING and not held
         finished = match.status == Status.FINISHED
         timeouts = clock.started(match.meta, version) if match.status == Status.ACTIVE else []
         void = match.void_jobs
@@ -282,7 +309,7 @@ class Referee:
                 pipe.zrem(self.scheduled.key, job_id)
                 pipe.delete(Job.key_for(job_id))
             if scoring:
-                self.enqueue_scoring(match.id, pipe)
+                self.enqueue_scoring(match.id, pipe, match)
             if hooked:  # its webhook's messages are sent by a worker, never on this commit's path
                 self.enqueue_webhooks(match.id, match.seq, pipe)
             if finished:  # kept for `referee export --finished` as long as the match itself
@@ -292,12 +319,24 @@ class Referee:
 
         return write
 
+    @property
+    def bot_queues(self) -> list[Queue]:
+        """The queues a worker takes bot turns and scorings from, in the order it looks at them."""
+        return [self.people_queue, self.queue]
+
     def bot_queue(self, match: Match, seat: int) -> Queue:
         """Search turns take up to their budget: they have a queue (and workers) of their own, so a
-        long search never holds up the quick turns of other matches."""
-        return self.search_queue if match.meta["seats"][seat].get("bot") == "search" else self.queue
+        long search never holds up the quick turns of other matches.  The other bot turns of a match
+        where someone plays over HTTP go to the people's queue, which workers take first: they never
+        wait behind the slices of all-bot matches."""
+        if match.meta["seats"][seat].get("bot") == "search":
+            return self.search_queue
+        return self.people_queue if self.has_people(match) else self.queue
 
     def enqueue_bot_turn(self, match: Match, seat: int, version: int, pipe: Pipeline | None = None) -> None:
+        """The job that plays the bot turn owed at ``version`` and the bot turns after it (workers.jobs).
+
+        No result is kept (nobody reads it): a finished job leaves no key behind."""
         budget = match.meta["seats"][seat].get("budget") or {}
         timeout = self.settings.job_timeout + SEARCH_CAP_S * bool(budget)
         self._enqueue(self.bot_queue(match, seat), "workers.jobs.play_bot_turn", (match.id, seat, version),
@@ -309,8 +348,11 @@ class Referee:
                                                                      gt=True)
         self._enqueue(self.queue, "workers.jobs.deliver_webhooks", (match_id,), f"hooks_{match_id}", pipe)
 
-    def enqueue_scoring(self, match_id: str, pipe: Pipeline | None = None) -> None:
-        self._enqueue(self.queue, "workers.jobs.score_match", (match_id,), f"score_{match_id}", pipe)
+    def scoring_queue(self, match: Match | None) -> Queue:
+        return self.people_queue if match is not None and self.has_people(match) else self.queue
+
+    def enqueue_scoring(self, match_id: str, pipe: Pipeline | None = None, match: Match | None = None) -> None:
+        self._enqueue(self.scoring_queue(match), "workers.jobs.score_match", (match_id,), f"score_{match_id}", pipe)
 
     def enqueue_timeout(self, match_id: str, seat: int, version: int, deadline: float | None = None,
                         pipe: Pipeline | None = None) -> None:
@@ -320,19 +362,30 @@ class Referee:
         for the deadline rounded up: it never fires before the deadline."""
         job_id = timeout_job_id(match_id, seat, version)
         if deadline is None:
-            self._enqueue(self.queue, "workers.jobs.clock_timeout", (match_id, seat, version), job_id, pipe)
+            self._enqueue(self.people_queue, "workers.jobs.clock_timeout", (match_id, seat, version), job_id, pipe)
             return
-        self.queue.enqueue_at(datetime.fromtimestamp(math.ceil(deadline), UTC), "workers.jobs.clock_timeout",
+        self.people_queue.enqueue_at(datetime.fromtimestamp(math.ceil(deadline), UTC), "workers.jobs.clock_timeout",
                               match_id, seat, version, job_id=job_id, job_timeout=self.settings.job_timeout,
-                              result_ttl=60, failure_ttl=24 * 3600, retry=Retry(max=3, interval=[1, 2, 4]),
+                              result_ttl=0, failure_ttl=FAILURE_TTL, retry=Retry(max=3, interval=[1, 2, 4]),
                               pipeline=pipe)
 
     def _enqueue(self, queue: Queue, func: str, args: tuple, job_id: str, pipe: Pipeline | None,
                  timeout: int | None = None) -> None:
-        """Short timeouts, retries with backoff; the id from (match, seat, version) collapses duplicates."""
+        """Short timeouts, retries with backoff; the id from (match, seat, version) collapses duplicates.
+        No result is kept: nobody reads it, and a finished job then leaves no key behind."""
         queue.enqueue_call(func, args=args, job_id=job_id, timeout=timeout or self.settings.job_timeout,
-                           result_ttl=60, failure_ttl=24 * 3600, retry=Retry(max=3, interval=[1, 2, 4]),
+                           result_ttl=0, failure_ttl=FAILURE_TTL, retry=Retry(max=3, interval=[1, 2, 4]),
                            pipeline=pipe)
+
+    def enqueue_owed(self, match_id: str) -> None:
+        """Enqueue whatever the match owes now (its bot turns, its scoring), outside any commit: what a
+        bot-turn job that fails after a held commit (``jobs``) hands on, so the turn waits no sweep."""
+        match = self.store.load(match_id)
+        write = self.jobs(match, match.version) if match is not None else None
+        if write is not None:
+            with self.queue.connection.pipeline() as pipe:
+                write(pipe)
+                pipe.execute()
 
     # -- matches ------------------------------------------------------------------------------
     def store_room(self) -> dict:
@@ -578,7 +631,8 @@ class Referee:
         return seat
 
     def apply_move(self, match_id: str, actor: Actor, move: Any, expected_version: int | None = None,
-                   idempotency_key: str | None = None) -> dict:
+                   idempotency_key: str | None = None, loaded: Match | None = None,
+                   hold: Callable[[Match], bool] | None = None) -> dict:
         """The one path a move takes, from a player (HTTP) or from the referee playing a seat (a job):
         load, authorize, rules, commit, answer; a commit that loses its compare-and-set to another one
         starts again on the fresh match.
@@ -587,10 +641,14 @@ class Referee:
         under ``idempotency_key`` (with a digest of the request, so the same key with another request
         is refused).  A key already answered is caught inside that compare-and-set, or, when the
         replay is refused on the new state, by looking up the earlier answer.
+
+        A bot-turn job passes the match it has just read (``loaded``: tried first, and on success left
+        as committed, at its new version) and ``hold``: whether, for the match after the move, it plays
+        what the match owes next itself (``jobs``' ``held``).
         """
         digest = request_digest(move, expected_version) if idempotency_key is not None else ""
         for _ in range(COMMIT_RETRIES):
-            match = self._load(match_id)
+            match, loaded = loaded or self._load(match_id), None
             try:
                 seat = self._authorize(match, actor, expected_version)
                 answer = self._rules(match, seat, actor, move)
@@ -605,7 +663,8 @@ class Referee:
             if idempotency_key is not None:
                 kept = idem_key(match.id, str(seat), idempotency_key), dumps({"request": digest, "answer": answer})
             try:
-                if self.store.write(match, self.jobs(match, match.version + 1), kept):
+                held = hold is not None and hold(match)
+                if self.store.write(match, self.jobs(match, match.version + 1, held), kept):
                     return answer
             except AlreadyAnswered:
                 return self._earlier_answer(match_id, actor.token, idempotency_key, digest)
@@ -906,6 +965,10 @@ class Referee:
         match = self.store.load(match_id)
         if match is None or match.version != version or seat not in self.owed_bots(match):
             return None
+        return self.seat_view(match, seat)
+
+    @staticmethod
+    def seat_view(match: Match, seat: int) -> tuple[Match, dict, list]:
         game = GAMES[match.game]
         return match, game.view(match.state, seat), game.legal_moves(match.state, seat)
 

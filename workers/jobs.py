@@ -1,9 +1,17 @@
-"""RQ jobs: a bot's turn, a turn clock's timeout, the end-of-game scoring, and the sweeper that
+"""RQ jobs: a match's bot turns, a turn clock's timeout, the end-of-game scoring, and the sweeper that
 re-queues lost turns and timeouts.
 
 Jobs are enqueued by the referee with the commit that owes them (in its transaction, or right
 after it when the queue lives apart from the store), with ids from (match, seat, version), so a
 duplicate collapses into a no-op.
+
+A bot-turn job plays the turn it was enqueued for and then, in the same job, every bot turn that
+follows while only seats a worker plays are to act (``Referee.plays_on``), each move its own
+compare-and-set through ``Referee.apply_move``; such a move's commit enqueues no job for the turn the
+loop plays next (``Referee.jobs``' ``held``).  The job stops when a person or a connected bot is to
+act, when the match is over (after scoring it), or after ``REFEREE_BOT_SLICE_MS``: its last move is
+then committed as any other, with the job of the next turn, at the back of the queue.  A job of the
+main queue (all-bot matches) also stops early when a turn of a match with people waits in theirs.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from service.connections import store_for_queue
 from service.games import DEFAULT_MOVES
 from service.problems import Problem
 from service.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
-from service.store import Status
+from service.store import Match, Status
 from workers.bots import Budget, make_bot
 
 log = logging.getLogger("referee.workers")
@@ -43,30 +51,79 @@ def _current_referee() -> Referee:
     return referee_for(get_current_job().connection)
 
 
+#: seconds between two looks of an all-bot slice at the people's queue (a turn there ends the slice)
+PEEK_S = 0.005
+
+
 def play_bot_turn(match_id: str, seat: int, version: int) -> str:
-    """Play one bot move if that seat still owes it at that version; otherwise do nothing."""
-    ref = _current_referee()
-    seen = ref.bot_view(match_id, seat, version)
-    if seen is None:
-        return "not owed"
-    match, view, moves = seen
+    """Play the bot turn ``seat`` owes at ``version``, then the match's next bot turns (see above);
+    nothing if that turn is no longer owed."""
+    job = get_current_job()
+    return play_bot_turns(referee_for(job.connection), match_id, seat, version, job.origin)
+
+
+def bot_move(match: Match, seat: int) -> dict:
+    """The move the worker plays for ``seat`` of the match as read: its bot's, or a forfeited seat's default."""
+    _, view, moves = Referee.seat_view(match, seat)
     entry = match.meta["seats"][seat]
     kind = player_of(entry)
     if kind == "default":  # a seat that forfeited: the game's default move, at once
-        move = DEFAULT_MOVES[match.game](match.state, seat)
-    else:
-        budget = entry.get("budget") if kind == entry.get("bot") else None
-        if budget is not None:
-            budget = Budget(budget["iterations"], budget["ms"] or SEARCH_CAP_S * 1000)
-        bot = make_bot(match.game, kind, budget)
-        move = bot(view, moves, seat, match_rng(match.meta["seed"], f"bot:{seat}:{version}"))
+        return DEFAULT_MOVES[match.game](match.state, seat)
+    budget = entry.get("budget") if kind == entry.get("bot") else None
+    if budget is not None:
+        budget = Budget(budget["iterations"], budget["ms"] or SEARCH_CAP_S * 1000)
+    bot = make_bot(match.game, kind, budget)
+    return bot(view, moves, seat, match_rng(match.meta["seed"], f"bot:{seat}:{match.version}"))
+
+
+def play_bot_turns(ref: Referee, match_id: str, seat: int, version: int, origin: str | None = None) -> str:
+    """The loop of a bot-turn job taken from the queue ``origin`` (None: as the main queue's)."""
+    match = ref.store.load(match_id)
+    if match is None or match.version != version or seat not in ref.owed_bots(match):
+        return "not owed"
+    # a running slice is fresh in the pending set: the sweeper leaves it alone, and finds its turn if it dies
+    ref.queue.connection.zadd(ref.store.pending, {match_id: time.time()})
+    loops = origin != ref.search_queue.name  # a search turn is one per job: each takes its budget
+    peek = origin in (None, ref.queue.name)  # an all-bot slice gives way to a turn a person waits for
+    people = ref.people_queue.key
+    end = time.monotonic() + ref.settings.bot_slice_ms / 1000
+    next_peek, moved, held = 0.0, 0, False
     try:
-        ref.apply_move(match_id, Actor.playing(seat, version), move)
-    except Problem as exc:
-        if exc.code in ("stale_version", "match_over", "not_your_turn"):
-            return "overtaken"  # someone else moved first (e.g. an abort): nothing owed any more
+        while True:
+            move = bot_move(match, seat)
+            now = time.monotonic()
+            go_on = loops and now < end
+            if go_on and peek and now >= next_peek:
+                next_peek = now + PEEK_S
+                go_on = not ref.queue.connection.llen(people)
+            decided: list[bool] = []
+
+            def hold(after: Match, go_on=go_on, decided=decided) -> bool:
+                decided.append(go_on and ref.plays_on(after))
+                return decided[-1]
+
+            try:
+                ref.apply_move(match_id, Actor.playing(seat, match.version), move, loaded=match, hold=hold)
+            except Problem as exc:
+                if exc.code in ("stale_version", "match_over", "not_your_turn"):
+                    held = False  # someone else moved first (e.g. an abort): what is owed now was enqueued
+                    return f"moved {moved}, overtaken" if moved else "overtaken"
+                raise
+            moved += 1
+            held = decided[-1]
+            if not held:
+                return f"moved {moved}"
+            # ``match`` is now the match as committed: play what it owes next on it, without reading it again
+            match.new_events, match.meta_changed, match.void_jobs = [], False, []
+            if match.status == Status.SCORING:
+                ref.score(match_id)
+                held = False
+                return f"moved {moved}, scored"
+            seat = ref.owed_bots(match)[0]
+    except Exception:
+        if held:  # the turn this job held for itself is owed to the queue again, at once
+            ref.enqueue_owed(match_id)
         raise
-    return "moved"
 
 
 def clock_timeout(match_id: str, seat: int, version: int) -> str:
@@ -78,7 +135,7 @@ def score_match(match_id: str) -> str:
     return "scored" if _current_referee().score(match_id) else "not owed"
 
 
-def _job_alive(ref: Referee, job_id: str, started_grace: float, queue: Queue | None = None,
+def _job_alive(ref: Referee, job_id: str, started_grace: float, queues: list[Queue] | None = None,
                overdue: bool = False) -> bool:
     """Whether the job will still run: waiting in the queue, scheduled for a retry, or running.
 
@@ -91,7 +148,7 @@ def _job_alive(ref: Referee, job_id: str, started_grace: float, queue: Queue | N
     status = job.get_status(refresh=False)
     if status == JobStatus.QUEUED:
         # a worker killed while dequeuing leaves the job "queued" but in no queue
-        return (queue or ref.queue).get_job_position(job_id) is not None
+        return any(q.get_job_position(job_id) is not None for q in queues or [ref.queue])
     if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
         return not overdue
     if status == JobStatus.STARTED:
@@ -127,8 +184,8 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
             queue.eval(FORGET, 1, pending, match_id, cutoff)
             continue
         if match.status == Status.SCORING:
-            if not _job_alive(ref, f"score_{match_id}", grace):
-                ref.enqueue_scoring(match_id)
+            if not _job_alive(ref, f"score_{match_id}", grace, ref.bot_queues):
+                ref.enqueue_scoring(match_id, match=match)
                 requeued += 1
         else:
             bots = ref.owed_bots(match)
@@ -138,12 +195,13 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
                 continue
             for seat in bots:
                 job_id = f"bot_{match_id}_{seat}_{match.version}"
-                if not _job_alive(ref, job_id, grace + SEARCH_CAP_S, ref.bot_queue(match, seat)):
+                queues = [ref.search_queue] if ref.bot_queue(match, seat) is ref.search_queue else ref.bot_queues
+                if not _job_alive(ref, job_id, grace + SEARCH_CAP_S, queues):
                     ref.enqueue_bot_turn(match, seat, match.version)
                     requeued += 1
             for key, timer in timers.items():  # a timeout due for a while whose job was lost
                 job_id = timeout_job_id(match_id, int(key), timer["set_at"])
-                if timer["deadline"] < cutoff and not _job_alive(ref, job_id, grace, overdue=True):
+                if timer["deadline"] < cutoff and not _job_alive(ref, job_id, grace, [ref.people_queue], overdue=True):
                     ref.enqueue_timeout(match_id, int(key), timer["set_at"])
                     requeued += 1
         queue.zadd(pending, {match_id: time.time()})

@@ -56,15 +56,22 @@ class Worker(SimpleWorker):
             self.scheduler.start()
 
 
+#: how much lower the main workers run than the search workers: the main workers play the slices of
+#: all-bot matches, batch work, while a search worker is free for the turns people wait for
+ALL_BOT_NICE = 3
+
+
 def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
-    """A worker of the main queue, or a search worker: the search queue first, then the main one
-    when it has no search turn to play (a main worker never takes a search turn)."""
+    """A worker of the people's queue then the main one (bot turns of matches with people first), or a
+    search worker: the search queue, then the people's queue when it has no search turn to play (a main
+    worker never takes a search turn).  A search worker never takes an all-bot match's slice, so a turn
+    a person waits for finds a worker free at once even while all-bot matches keep the others busy."""
     die_with_parent(parent)
     name_process(f"referee-{'search' if search else 'worker'}")
-    os.nice(nice)
+    os.nice(nice + (0 if search else ALL_BOT_NICE))
     settings = Settings.from_env()
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
-    names = [settings.search_queue, settings.queue] if search else [settings.queue]
+    names = [settings.search_queue, settings.people_queue] if search else [settings.people_queue, settings.queue]
     queues = [Queue(name, connection=conn, serializer=JSONSerializer) for name in names]
     worker = Worker(queues, connection=conn, serializer=JSONSerializer,
                           name=f"referee-{socket.gethostname()}-{os.getpid()}-{'search-' * search}{index}")

@@ -52,7 +52,8 @@ class Ready(MethodView):
         try:
             ref.queue.connection.ping()
             store = ref.store_room()
-            workers = Worker.count(connection=ref.queue.connection, queue=ref.queue)
+            # every worker takes the people's queue (search workers too), not every one the main queue
+            workers = Worker.count(connection=ref.queue.connection, queue=ref.people_queue)
             up = True
         except redis.RedisError:
             up, workers = False, 0

@@ -67,11 +67,12 @@ def local_ref(env, monkeypatch):
     store, queue = connect(settings)
     ref = Referee(store, settings, queue)
     yield ref
-    ref.queue.delete(delete_jobs=True)
+    for queue in ref.bot_queues:
+        queue.delete(delete_jobs=True)
 
 
 def burst(ref: Referee) -> None:
-    SimpleWorker([ref.queue], connection=ref.queue.connection, serializer=JSONSerializer).work(
+    SimpleWorker(ref.bot_queues, connection=ref.queue.connection, serializer=JSONSerializer).work(
         burst=True, logging_level="ERROR")
 
 

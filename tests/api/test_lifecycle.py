@@ -108,7 +108,7 @@ def test_views_show_each_deadline_with_the_server_time(isolated):
     assert view["seats"][1] == {"seat": 1, "deadline": None, "remaining": None}
     assert abs(view["seats"][0]["deadline"] - (t + 30)) < 1 and 29 < view["seats"][0]["remaining"] <= 30
     # the timeout job was scheduled in the same commit, for the deadline rounded up to RQ's whole seconds
-    key = ScheduledJobRegistry(queue=ref.queue).key
+    key = ScheduledJobRegistry(queue=ref.people_queue).key
     assert client.zscore(key, f"timeout_{m['id']}_0_1") == math.ceil(view["seats"][0]["deadline"])
     # a move stops the timer: the commit removes its timeout job, which would find nothing owed
     ref.apply_move(m["id"], Actor.of(m["seats"][0]["token"]), {"type": "take", "column": 0})

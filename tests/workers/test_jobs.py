@@ -29,18 +29,19 @@ def isolated(redis_url, monkeypatch):
     client = redis.Redis.from_url(redis_url)
     ref = Referee(client, Settings.from_env())
     yield ref, client
-    for queue in (ref.queue, ref.search_queue):
+    for queue in (*ref.bot_queues, ref.search_queue):
         queue.delete(delete_jobs=True)
 
 
 def burst(ref: Referee, client) -> None:
-    SimpleWorker([ref.queue], connection=client, serializer=JSONSerializer).work(burst=True, logging_level="ERROR")
+    SimpleWorker(ref.bot_queues, connection=client, serializer=JSONSerializer).work(burst=True,
+                                                                                      logging_level="ERROR")
 
 
 def test_duplicate_bot_jobs_collapse_into_one_move(isolated):
     ref, client = isolated
     m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 7, [{"name": "ann"}, {"bot": "greedy"}])
-    assert ref.store.load(m["id"]).version == 1 and len(ref.queue) == 1
+    assert ref.store.load(m["id"]).version == 1 and len(ref.people_queue) == 1 and len(ref.queue) == 0
     for _ in range(3):  # the same (match, seat, version) enqueued again, e.g. by a sweeper on another host
         ref.enqueue_bot_turn(ref.store.load(m["id"]), 1, 1)
     ref.enqueue_bot_turn(ref.store.load(m["id"]), 1, 0)  # and a stale one
@@ -68,9 +69,9 @@ def test_sweeper_requeues_a_lost_bot_turn_and_the_match_finishes(isolated):
 def test_sweeper_requeues_a_turn_stranded_as_queued_by_a_worker_killed_while_dequeuing(isolated):
     ref, client = isolated
     m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 13, [{"name": "ann"}, {"bot": "greedy"}])
-    (job_id,) = ref.queue.get_job_ids()
-    client.lrem(ref.queue.key, 1, job_id)  # taken off the queue; its status still says "queued"
-    assert ref.queue.fetch_job(job_id).get_status() == "queued"
+    (job_id,) = ref.people_queue.get_job_ids()
+    client.lrem(ref.people_queue.key, 1, job_id)  # taken off the queue; its status still says "queued"
+    assert ref.people_queue.fetch_job(job_id).get_status() == "queued"
     assert sweep(ref, older_than=0) == 1
     burst(ref, client)
     assert ref.store.load(m["id"]).version == 2
@@ -89,7 +90,7 @@ def test_sweeper_requeues_lost_scoring(isolated):
         ref.apply_move(m["id"], Actor.playing(seat), game.legal_moves(match.state, seat)[0])
         match = ref.store.load(m["id"])
     assert match.status == "scoring"
-    ref.queue.empty()
+    ref.people_queue.empty()
     assert sweep(ref, older_than=0) == 1
     burst(ref, client)
     assert ref.store.load(m["id"]).status == "finished"
@@ -190,5 +191,5 @@ def test_a_long_search_does_not_hold_up_other_matches(redis_url):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(20)
-        for q in (ref.queue, ref.search_queue):
+        for q in (*ref.bot_queues, ref.search_queue):
             q.delete(delete_jobs=True)
