@@ -216,11 +216,14 @@ def deliver_webhooks(match_id: str) -> str:
     ref = _current_referee()
 
     def again_in(seconds: float) -> None:
+        # an id of its own: this job's id is done with (and its key deleted) as soon as it returns
+        job_id = f"hooks_{match_id}_{time.time_ns()}"
         if seconds <= 0:
-            ref.enqueue_webhooks(match_id, 0)
-            return
-        ref.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.deliver_webhooks", match_id,
-                             job_id=f"hooks_{match_id}", result_ttl=0, failure_ttl=24 * 3600)
+            ref.queue.enqueue_call("workers.jobs.deliver_webhooks", args=(match_id,), job_id=job_id, result_ttl=0,
+                                   failure_ttl=24 * 3600)
+        else:
+            ref.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.deliver_webhooks", match_id,
+                                 job_id=job_id, result_ttl=0, failure_ttl=24 * 3600)
 
     return webhooks.deliver(ref.store, ref.queue.connection, ref.settings, match_id, again_in)
 
@@ -230,6 +233,9 @@ def sweep_webhooks(ref: Referee) -> int:
     requeued = 0
     for raw_id in ref.queue.connection.zrange(webhooks.due_key(ref.settings.queue), 0, -1):
         match_id = raw_id.decode()
+        retry_at = ref.store.redis.hget(webhooks.hook_key(match_id), "retry_at")
+        if retry_at is not None and float(retry_at) > time.time() - ref.settings.sweep_after:
+            continue  # a failing target's retry is scheduled (and swept once it is overdue)
         if not _job_alive(ref, f"hooks_{match_id}", ref.settings.job_timeout + ref.settings.webhook_timeout):
             ref.enqueue_webhooks(match_id, 0)
             requeued += 1
