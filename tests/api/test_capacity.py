@@ -78,7 +78,8 @@ def test_a_nearly_full_store_refuses_new_matches_but_not_moves(own_server, monke
         assert moved.status_code == 200, moved.json  # the room left is for the matches in play
 
         client.config_set("maxmemory", client.info("memory")["used_memory"] // 2)  # past the bound: writes refused
-        auth = {"Authorization": f"Bearer {made.json['seats'][1]['token']}"}  # the next to act
+        nxt = moved.json["to_act"][0]  # (an EXTRA card gives the mover another take)
+        auth = {"Authorization": f"Bearer {made.json['seats'][nxt]['token']}"}
         before = http.get(f"/matches/{match_id}", headers=auth).json
         move = http.get(f"/matches/{match_id}/legal-moves", headers=auth).json["moves"][0]
         at_wall = http.post(f"/matches/{match_id}/moves", json={"move": move}, headers=auth)

@@ -127,8 +127,8 @@ def test_killed_worker_process_does_not_stall_a_match(redis_url):
             ref = Referee(redis.Redis.from_url(redis_url), Settings.from_env())
         finally:
             del os.environ["REFEREE_QUEUE"]
-        children = wait_for(lambda: [int(p) for p in subprocess.run(
-            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()], timeout=10)
+        children = wait_for(lambda: [int(p) for p in subprocess.run(  # (slow to start on a loaded machine)
+            ["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()], timeout=30)
         m = ref.create_match("super_blatt", 4, {}, 12, [{"bot": "random"}] * 4)
         time.sleep(0.05)
         for pid in children:
