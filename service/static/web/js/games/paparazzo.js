@@ -95,8 +95,6 @@ function seats(ctx, v, celebs) {
     h("h3", {}, ctx.name(seat), v.to_act.includes(seat) ? " ▶" : "", seat === v.mediator ? " (mediator)" : ""),
     h("div", { class: "small" }, `cash ${v.cash[seat] === null ? "hidden" : num(v.cash[seat])} · ${v.hand_sizes[seat]} cards in hand`
       + ` · penalties ${num(v.penalties[seat])} · total ${num(v.totals[seat])}`),
-    // every payment is made in front of the table: what each seat paid and received this hand is public
-    h("div", { class: "small", "data-ledger": "" }, `this hand: paid ${num(v.paid[seat])} · received ${num(v.received[seat])}`),
     h("div", { class: "row" }, owned.map((c) => photo(c, celebs))))));
 }
 
