@@ -79,3 +79,68 @@ def test_dice_party_offers_skip_for_robbing_and_provoking_and_reads_its_result(w
     text = page.locator("table.result").inner_text()
     assert "won the round:" in text and "did not win the round" in text
     assert not re.search(r"\byes\b|\bno\b|–|_", text), text
+
+
+GUEST_IDS = ("yellow_dress", "lady_in_red", "elderly_gentleman", "wheelchair_gentleman", "little_boy", "little_girl",
+             "rock_star", "potted_palm")
+
+
+def picture_perfect_at_placement(ref, seed: int = 6):
+    m = ref.create_match("picture_perfect", 2, [{"name": "Ann"}, {"name": "Bob"}], options={"first_seat": 0}, seed=seed)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    rng = random.Random(seed)
+    for _ in range(2000):
+        snap = seats[0].match()
+        if snap["view"]["phase"] == "placement":
+            return m, seats
+        for s in snap["to_act"]:
+            moves = [mv for mv in seats[s].legal_moves()["moves"]]
+            if moves:
+                move = rng.choice(moves)
+                seats[s].move({k: v["min"] if is_span(v) else v for k, v in move.items()})
+    raise AssertionError("never reached the final placement")
+
+
+def test_picture_perfect_traits_confirmation_photo_and_names(web, context):
+    """Guests' traits (man/woman, tall/short/low, face or not) show; "Done" with nobody placed asks first;
+    the photo opens large; the log names guests, never by raw id."""
+    ref = Referee(web.url)
+    m, seats = picture_perfect_at_placement(ref)
+    page = open_table(context, web.url, m["id"], m["seats"][0]["token"])
+    view = seats[0].match()["view"]
+    guests = {g["id"]: g for g in view["guests"]}
+    held = view["held"][0]
+    assert held
+    for gid in held:
+        g = guests[gid]
+        text = page.locator(f"[data-traits='{gid}']").first.inner_text()
+        assert (g["gender"] or "neither man nor woman") in text
+        assert g["height"] in text and ("face shown" if g["face"] else "no face") in text
+    # "Done" with nobody in the photo: asked, and nothing is sent when the person says no
+    page.accept_dialogs = False
+    version = page.evaluate("document.body.dataset.version")
+    page.locator("[data-move='{\"type\":\"done\"}']").click()
+    page.wait_for_timeout(500)
+    assert page.dialogs and "Nobody stands in your photo" in page.dialogs[-1]
+    assert page.evaluate("document.body.dataset.version") == version
+    assert seats[0].match()["view"]["placement_done"][0] is False
+    # yes: set
+    page.accept_dialogs = True
+    page.locator("[data-move='{\"type\":\"done\"}']").click()
+    page.wait_for_function(f"document.body.dataset.version !== '{version}'")
+    assert seats[0].match()["view"]["placement_done"][0] is True
+    # Bob finishes; the photos open large, and the log speaks of guests by name
+    rng = random.Random(1)
+    while seats[1].match()["status"] == "active":
+        move = rng.choice([mv for mv in seats[1].legal_moves()["moves"] if mv["type"] != "done"] or [{"type": "done"}])
+        seats[1].move(move)
+    page.wait_for_selector("[data-enlarge='0']")
+    page.wait_for_function("[...document.querySelectorAll('.photos img')].every(i => i.complete && i.naturalWidth > 0)")
+    page.locator("[data-enlarge='0']").click()
+    large = page.locator("dialog.photo-large[open] img")
+    large.wait_for()
+    assert large.bounding_box()["width"] > 900
+    page.keyboard.press("Escape")
+    log = page.locator("#log").inner_text()
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", log), log
+    assert not page.js_errors

@@ -21,6 +21,10 @@ def open_table(context, url: str, match_id: str, token: str | None):
     page = context.new_page()
     page.js_errors = []
     page.on("pageerror", lambda e: page.js_errors.append(str(e)))
+    # a confirmation (a move that gives points away) is accepted, as a person who means it would; a test
+    # may set accept_dialogs False, and reads what was asked in dialogs
+    page.dialogs, page.accept_dialogs = [], True
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.accept() if page.accept_dialogs else d.dismiss()))
     page.goto(f"{url}/matches/{match_id}/table" + (f"#token={token}" if token else ""))
     page.wait_for_selector("body[data-version]")
     return page
