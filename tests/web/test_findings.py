@@ -144,3 +144,38 @@ def test_picture_perfect_traits_confirmation_photo_and_names(web, context):
     log = page.locator("#log").inner_text()
     assert not re.search(r"\b[a-z]+_[a-z_]+\b", log), log
     assert not page.js_errors
+
+
+PHONE_390 = {"width": 390, "height": 844}
+PLAYERS = {"super_blatt": 2, "paparazzo": 3, "big_shot": 2, "dice_party": 3, "picture_perfect": 2}
+
+
+def test_big_shot_shows_each_standing_the_rules_make_public_and_hides_it_where_cash_is_hidden(web, context):
+    ref = Referee(web.url)
+    for variant, shown in (({}, True), ({"hidden_money": True}, False)):
+        m = ref.create_match("big_shot", 2, [{"name": "Ann"}, {"name": "Bob"}], options=variant, seed=5)
+        page = open_table(context, web.url, m["id"], m["seats"][0]["token"])
+        balances = ref.match(m["id"], m["seats"][0]["token"])["view"]["balances"]
+        for seat in (0, 1):
+            text = page.locator(f"[data-standing='{seat}']").first.inner_text()
+            if shown or seat == 0:
+                assert f"standing: {balances[seat]:,} million" in text
+            else:
+                assert balances[seat] is None and "hidden" in text
+        page.close()
+
+
+def test_on_a_phone_your_seat_and_controls_come_first_without_sideways_scrolling(web, browser):
+    ref = Referee(web.url)
+    ctx = browser.new_context(viewport=PHONE_390, bypass_csp=True)
+    ctx.set_default_timeout(15000)
+    for game, n in PLAYERS.items():
+        m = ref.create_match(game, n, [{"name": f"P{i}"} for i in range(n)], options={"first_seat": 0}, seed=1)
+        page = open_table(ctx, web.url, m["id"], m["seats"][0]["token"])
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, game
+        top = page.locator("#board .you").first.bounding_box()["y"]
+        assert top < 844, (game, top)  # on the first screen
+        if page.locator("#board [data-move]").count():
+            assert page.locator("#board [data-move]").first.bounding_box()["y"] < 2 * 844, game
+        page.close()
+    ctx.close()

@@ -47,7 +47,7 @@ function roll(ctx, v) {
 
 function parties(ctx, v) {
   const send = ctx.movesOf("send_mobs");
-  return h("div", { class: "dp-parties mine-first" }, v.parties.map((party, seat) => h("div",
+  return h("div", { class: "dp-parties" }, v.parties.map((party, seat) => h("div",
     { class: `panel${seat === ctx.seat ? " you" : ""}`, "aria-label": t("dp.partyOf", { name: ctx.name(seat) }) },
     h("h3", {}, ctx.name(seat), seat === v.turn ? " ▶" : "", v.out[seat] ? ` (${t("dp.out")})` : ""),
     KINDS.map(([key, letter]) => h("div", { class: "tally" }, h("span", {}, `${letter} ${kind(key)}`),

@@ -39,7 +39,7 @@ function ranks(scores) {
 function holdings(ctx, v) {
   const steal = ctx.movesOf("steal");
   const place = ranks(v.scores);
-  return h("div", { class: "sb-holdings mine-first" }, v.holdings.map((held, seat) => h("div",
+  return h("div", { class: "sb-holdings" }, v.holdings.map((held, seat) => h("div",
     { class: `panel${seat === ctx.seat ? " you" : ""}`, "aria-label": t("sb.holdingsOf", { name: ctx.name(seat) }) },
     h("h3", {}, ctx.name(seat), seat === v.turn ? " ▶" : ""),
     CATEGORIES.map((c) => h("div", { class: `tally cat-${c}` }, h("span", {}, `${SYMBOL[c]} ${cat(c)}`),
