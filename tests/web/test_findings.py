@@ -7,6 +7,7 @@ import re
 
 from clients.client import Referee
 from service.games.base import is_span
+from tests.conftest import Server
 from tests.web.test_table import open_table, play_others
 
 
@@ -178,4 +179,70 @@ def test_on_a_phone_your_seat_and_controls_come_first_without_sideways_scrolling
         if page.locator("#board [data-move]").count():
             assert page.locator("#board [data-move]").first.bounding_box()["y"] < 2 * 844, game
         page.close()
+    ctx.close()
+
+
+def test_an_outage_is_shown_moves_pause_and_the_page_resyncs_when_the_server_is_back(redis_url, context):
+    srv = Server(redis_url, env={"REFEREE_HEARTBEAT": "5"})
+    try:
+        ref = Referee(srv.url)
+        m = ref.create_match("super_blatt", 2, [{"name": "Ann"}, {"name": "Bob"}], options={"first_seat": 0}, seed=3)
+        page = open_table(context, srv.url, m["id"], m["seats"][0]["token"])
+        assert "Your turn" in page.locator("#status").inner_text()
+        srv.stop()
+        page.locator("#outage").wait_for(state="visible", timeout=20000)
+        assert "cannot be reached" in page.locator("#outage").inner_text()
+        assert "Connection lost" in page.locator("#status").inner_text()
+        moves = page.locator("#board [data-move]")
+        assert moves.count() and all(moves.nth(i).is_disabled() for i in range(moves.count()))
+        page.wait_for_timeout(3000)
+        srv = Server(redis_url, env={"REFEREE_HEARTBEAT": "5"}, port=srv.port)
+        page.locator("#outage").wait_for(state="hidden", timeout=30000)
+        assert not page.locator(".problem").count()
+        assert "Your turn" in page.locator("#status").inner_text()
+        # live again: Ann moves, Bob's answer through the API shows up by itself
+        version = page.evaluate("document.body.dataset.version")
+        page.locator("#board [data-move]").first.click()
+        page.wait_for_function(f"document.body.dataset.version !== '{version}'")
+        bob = ref.seat(m["id"], m["seats"][1]["token"])
+        while 1 not in bob.match()["to_act"]:
+            page.locator("#board [data-move]").first.click()
+            page.wait_for_timeout(300)
+        bob.move(bob.legal_moves()["moves"][0])
+        page.wait_for_function(f"document.body.dataset.version === '{bob.match()['version']}'", timeout=10000)
+        assert "Bob took" in page.locator("#log").inner_text()
+        assert not page.js_errors
+    finally:
+        srv.stop()
+
+
+def test_your_turn_is_noticed_and_what_changed_is_highlighted(web, browser):
+    """The tab's title says it is your turn, a sound if switched on, a browser notification when the page is
+    hidden and the person allowed them; what the other seat's move changed is marked."""
+    ref = Referee(web.url)
+    m = ref.create_match("super_blatt", 2, [{"name": "Ann"}, {"name": "Bob"}], options={"first_seat": 1}, seed=4)
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=True)
+    ctx.grant_permissions(["notifications"], origin=web.url)
+    # the page is in a background tab; notifications are recorded instead of shown
+    ctx.add_init_script("""Object.defineProperty(document, 'hidden', { get: () => true });
+        window.shown = []; window.Notification = class { constructor(title, o) { window.shown.push([title, o.body]); }
+        static get permission() { return 'granted'; }
+        static requestPermission() { return Promise.resolve('granted'); } };""")
+    page = open_table(ctx, web.url, m["id"], m["seats"][0]["token"])
+    assert not page.title().startswith("▶")
+    sound = page.locator("#prefs button[aria-pressed]")
+    sound.click()
+    assert sound.get_attribute("aria-pressed") == "true" or page.locator("#prefs button[aria-pressed=true]").count()
+    bob = ref.seat(m["id"], m["seats"][1]["token"])
+    while 1 in bob.match()["to_act"]:
+        bob.move(bob.legal_moves()["moves"][0])
+    page.wait_for_function(f"document.body.dataset.version === '{bob.match()['version']}'")
+    assert page.title().startswith("▶ Your turn")
+    assert page.evaluate("document.body.dataset.turnNoticed") == "1"
+    assert page.evaluate("window.shown.length") == 1 and page.evaluate("window.shown[0][0]") == "Your turn"
+    changed = page.locator("#board .changed")
+    assert changed.count() >= 2  # the column Bob took from and his holdings
+    assert any("Bob" in changed.nth(i).inner_text() or "Column" in changed.nth(i).inner_text()
+               for i in range(changed.count()))
+    assert page.locator("#log li.new").count() >= 1
     ctx.close()
