@@ -37,7 +37,7 @@ function market(ctx, v, celebs) {
       if (!c) return h("span", { class: "card" }, t("pz.slotEmpty", { n: slot + 1 }));
       if (select) {
         return ctx.control(select, [h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, t("pz.offerSlot", { n: slot + 1 }))],
-          { class: "card", "aria-label": `▣ ${c.celebrity} ${t("pz.offerSlot", { n: slot + 1 })}: ${cardLabel(c, celebs)}` });
+          { class: "card", title: cardLabel(c, celebs) });
       }
       return photo(c, celebs, { title: t("pz.slot", { n: slot + 1 }) });
     })));
@@ -69,7 +69,7 @@ function hand(ctx, v, celebs) {
     const placing = place.find((m) => m.card === c.id);
     if (placing) {
       return ctx.control(placing, [h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, t("pz.placeIt"))],
-        { class: "card", "aria-label": `▣ ${c.celebrity} ${t("pz.placeIt")}: ${cardLabel(c, celebs)}` });
+        { class: "card", title: cardLabel(c, celebs) });
     }
     if (!show.length) return photo(c, celebs);
     const button = h("button", { type: "button", class: "card", "aria-pressed": String(chosen.has(c.id)),
