@@ -246,3 +246,33 @@ def test_your_turn_is_noticed_and_what_changed_is_highlighted(web, browser):
                for i in range(changed.count()))
     assert page.locator("#log li.new").count() >= 1
     ctx.close()
+
+
+def test_a_finished_match_replays_in_the_table_forward_and_back(web, context):
+    ref = Referee(web.url)
+    m = ref.create_match("super_blatt", 2, [{"name": "Ann"}, {"name": "Bob"}], options={"first_seat": 0}, seed=9)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    play_others(seats, random.Random(9), until_mine=False, limit=2000)
+    page = open_table(context, web.url, m["id"], m["seats"][0]["token"])
+    page.wait_for_selector("table.result")  # the referee has counted: finished
+    record = ref.record(m["id"])
+    page.locator("[data-replay=start]").click()
+    page.wait_for_function("document.body.dataset.replayStep === '0'")
+    cards = page.locator(".sb-column .card")
+    assert cards.count() == 18  # the opening tableau: columns of 6, 5, 4 and 3
+    assert not page.locator("table.result").count() and not page.locator("#board [data-move]").count()
+    page.locator("[data-replay=next]").click()
+    page.wait_for_function("document.body.dataset.replayStep === '1'")
+    assert cards.count() == 17
+    step = page.locator(".replay-step").inner_text()
+    assert "Move 1 of" in step and "took" in step and "from column" in step
+    assert f"from column {record['moves'][0]['move']['column'] + 1}" in step
+    page.locator("[data-replay=back]").click()
+    page.wait_for_function("document.body.dataset.replayStep === '0'")
+    assert cards.count() == 18
+    page.locator("[data-replay=last]").click()
+    page.wait_for_function("document.body.dataset.replayStep !== '0'")
+    page.wait_for_selector("table.result")
+    page.locator("[data-replay=leave]").click()
+    page.wait_for_selector("[data-replay=start]")
+    assert not page.js_errors

@@ -214,12 +214,22 @@ function renderPrefs() {
 
 // -- drawing ---------------------------------------------------------------------------------------
 function ctxFor(snap) {
-  return { snap, view: snap.view, seat: snap.seat, moves: page.moves, ...talk,
-    movesOf: (type, test = () => true) => page.moves.filter((m) => m.type === type && test(m)) };
+  const moves = page.replay ? [] : page.moves;
+  return { snap, view: snap.view, seat: snap.seat, moves, ...talk,
+    movesOf: (type, test = () => true) => moves.filter((m) => m.type === type && test(m)) };
+}
+
+/** What the page draws: the match now, or (replaying a finished match) the spectator's view at a step. */
+function shownSnap() {
+  const { snap, replay } = page;
+  if (!replay) return snap;
+  const end = replay.step === replay.steps;
+  return { ...snap, seat: null, view: replay.view, to_act: replay.to_act, status: end ? snap.status : "active",
+    result: end ? snap.result : null };
 }
 
 function render() {
-  const { snap } = page;
+  const snap = shownSnap();
   const mine = snap.seat !== null && snap.to_act.includes(snap.seat) && snap.status === "active";
   noticeTurn(mine);
   fill($("title"), page.title);
@@ -248,7 +258,7 @@ function render() {
   // for scripts and tests: what the page currently shows
   document.body.dataset.version = snap.version;
   document.body.dataset.status = snap.status;
-  const rest = page.moves.filter((m) => !shown.has(m)).map((m) => ctx.control(m));
+  const rest = ctx.moves.filter((m) => !shown.has(m)).map((m) => ctx.control(m));
   fill($("actions"),
     page.problem && !attached ? problemNote() : null,
     rest.length ? [h("h2", {}, t("table.otherMoves")), h("div", { class: "controls" }, rest)] : null,
@@ -262,6 +272,51 @@ function render() {
   renderHelp(snap);
   renderLog();
   fill($("result"), snap.result ? renderResult(snap) : null);
+  renderReplay();
+}
+
+// -- replaying a finished match ---------------------------------------------------------------------
+async function replayTo(step) {
+  try {
+    page.replay = await get(`/matches/${encodeURIComponent(matchId)}/replay?step=${step}`, token);
+  } catch (problem) {
+    if (!(problem instanceof Problem)) throw problem;
+    fill($("replay"), h("p", { class: "problem", role: "alert" }, t("replay.cannot", { detail: problem.detail })));
+    return;
+  }
+  document.body.dataset.replayStep = page.replay.step;
+  render();
+}
+
+function renderReplay() {
+  const box = $("replay");
+  if (page.snap.status !== "finished") return fill(box);
+  const r = page.replay;
+  const button = (key, text, step, disabled) => {
+    const b = h("button", { type: "button", "data-replay": key, disabled }, text);
+    b.addEventListener("click", () => (step === null ? leaveReplay() : replayTo(step)));
+    return b;
+  };
+  if (!r) {
+    return fill(box, h("h2", {}, t("replay.title")), h("p", {}, t("replay.lead")),
+      button("start", t("replay.start"), 0, false));
+  }
+  const said = r.step ? r.events.map((e) => sentence({ ...e, seq: 0 })).join(" ") : t("replay.opening");
+  fill(box, h("h2", {}, t("replay.title")),
+    h("p", { class: "replay-step", "aria-live": "polite" }, h("strong", {}, t("replay.step", { step: r.step, steps: r.steps })),
+      r.step ? ` · ${talk.name(r.seat)}: ` : " · ", said),
+    h("div", { class: "controls" },
+      button("first", `⏮ ${t("replay.first")}`, 0, r.step === 0),
+      button("back", `◀ ${t("replay.back")}`, r.step - 1, r.step === 0),
+      button("next", `${t("replay.next")} ▶`, r.step + 1, r.step === r.steps),
+      button("last", `${t("replay.last")} ⏭`, r.steps, r.step === r.steps),
+      button("leave", t("replay.leave"), null, false)));
+}
+
+function leaveReplay() {
+  page.replay = null;
+  delete document.body.dataset.replayStep;
+  render();
 }
 
 /** What just changed is marked for a moment: every labelled part of the picture whose text changed. */
