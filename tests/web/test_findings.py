@@ -276,3 +276,32 @@ def test_a_finished_match_replays_in_the_table_forward_and_back(web, context):
     page.locator("[data-replay=leave]").click()
     page.wait_for_selector("[data-replay=start]")
     assert not page.js_errors
+
+
+def test_the_page_speaks_the_browsers_language_and_switches_on_request(web, browser):
+    """A German browser gets German (<html lang="de">), Dice Party in its rulebook's terms; the switch on the
+    page changes the language (remembered) for the lobby and the table."""
+    ref = Referee(web.url)
+    m = ref.create_match("dice_party", 3, [{"name": "Ann"}, {"name": "Bob"}, {"bot": "random"}], seed=2)
+    ctx = browser.new_context(viewport={"width": 1200, "height": 900}, locale="de-DE", bypass_csp=True)
+    ctx.set_default_timeout(15000)
+    page = open_table(ctx, web.url, m["id"], m["seats"][0]["token"])
+    assert page.evaluate("document.documentElement.lang") == "de"
+    board = page.locator("#board").inner_text()
+    assert "Party-People" in board and "Vorrat" in board
+    assert "Was geschah" in page.locator(".log-box h2").inner_text()
+    assert "(du)" in page.locator("#seats").inner_text()
+    page.select_option("#lang", "en")
+    page.wait_for_function("document.documentElement.lang === 'en' && document.body.dataset.version")
+    assert "What happened" in page.locator(".log-box h2").inner_text()
+    lobby = ctx.new_page()
+    lobby.goto(web.url + "/")
+    lobby.locator("select[name=game]").wait_for()
+    assert lobby.evaluate("document.documentElement.lang") == "en"  # remembered
+    lobby.select_option("#lang", "de")
+    lobby.wait_for_function("document.documentElement.lang === 'de'")
+    lobby.locator("select[name=game]").wait_for()
+    assert "Partie anlegen" in lobby.locator("#create").inner_text()
+    assert "Partylöwe" in lobby.locator("#games").inner_text()
+    assert not page.js_errors
+    ctx.close()

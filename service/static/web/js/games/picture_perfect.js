@@ -185,7 +185,7 @@ export const SENTENCES = {
   ready: (d, x) => t("pp.log.ready", { name: x.name(d.seat) }),
   exchange_revealed: (d) => t("pp.log.exchange_revealed", { round: d.round,
     title: has(`pp.exchange.${d.card}`) ? t(`pp.exchange.${d.card}`) : d.title }),
-  your_choice: choice,
+  your_choice: (d, x) => choice(d, x),
   chose: (d, x) => t("pp.log.chose", { name: x.name(d.seat) }),
   gifts_given: (d, x) => t("pp.log.gifts_given", { list: d.transfers.map((g) => t("pp.log.gave",
     { from: x.name(g.from), guest: guestName(g.guest), to: x.name(g.to) })).join("; ") }),
