@@ -203,7 +203,7 @@ function renderPrefs() {
   });
   let notify = null;
   if ("Notification" in window && Notification.permission === "default" && token) {
-    notify = h("button", { type: "button", class: "pref" }, t("prefs.notify"));
+    notify = h("button", { type: "button", class: "pref", title: t("prefs.notifyWhat") }, t("prefs.notify"));
     notify.addEventListener("click", async () => {
       await Notification.requestPermission();
       renderPrefs();
@@ -325,9 +325,11 @@ function highlight() {
   document.querySelectorAll("#board [aria-label], #board [data-key]").forEach((el) => {
     const key = el.dataset.key || el.getAttribute("aria-label");
     if (el.matches("button, input, form")) return;
-    texts.set(key, el.textContent);
-    if (page.texts && page.texts.has(key) && page.texts.get(key) !== el.textContent
-        && !el.querySelector(".changed")) el.classList.add("changed");
+    const plain = el.cloneNode(true); // what the table shows, not which moves are offered on it
+    plain.querySelectorAll("button, form, input").forEach((control) => control.remove());
+    const text = plain.textContent;
+    texts.set(key, text);
+    if (page.texts && page.texts.has(key) && page.texts.get(key) !== text) el.classList.add("changed");
   });
   // an outer part is marked only when none of its inner parts is
   for (const el of document.querySelectorAll("#board .changed")) {

@@ -18,7 +18,10 @@ function decide(ctx, type, what) {
     const most = m.count.max;
     const controls = [];
     if (most > 0) {
-      controls.push(ctx.control(m, t(`dp.${type}.do`, { max: most }), { title: t(`dp.${type}.what`) }));
+      const control = ctx.control(m, t(`dp.${type}.do`, { max: most }), { title: t(`dp.${type}.what`) });
+      const field = control.querySelector("input");
+      if (field) field.value = most; // choosing to do it: all by default, fewer by typing
+      controls.push(control);
     }
     if (m.count.min === 0) {
       controls.push(ctx.control({ ...m, count: 0 }, t(`dp.${type}.skip`), { class: "move skip", "data-skip": type }));

@@ -25,7 +25,7 @@ function chronicle(ctx, v) {
         h("td", {}, h("span", { role: "img", "aria-label": t("pz.photos", { n: c.photos }) },
           "●".repeat(c.photos) + "○".repeat(Math.max(0, 5 - c.photos)))),
         h("td", {}, num(c.value)),
-        h("td", {}, !c.in_play ? t("pz.ruined") : c.ex ? t("pz.ex") : "", c.sold_to_stunk ? ` ${t("pz.soldToStunk")}` : "",
+        h("td", {}, !c.in_play ? t("pz.removed") : c.ex ? t("pz.ex") : "", c.sold_to_stunk ? ` ${t("pz.soldToStunk")}` : "",
           sell.filter((m) => m.celebrity === c.celebrity).map((m) => ctx.control(m, t("pz.sell", { c: c.celebrity }),
             { title: t("pz.sellWhat", { value: num(c.value) }) })))))));
 }

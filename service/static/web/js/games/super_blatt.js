@@ -21,8 +21,7 @@ function column(ctx, cards, i) {
     if (k === cards.length - 1 && take) {
       const [name, special] = cardText(c);
       return ctx.control(take, [h("strong", {}, name), h("span", {}, special || " ")],
-        { class: `card cat-${c.category}`, "aria-label": `${name} ${special} · ${t("sb.takeTop", { n: i + 1 })}`.replace("  ", " "),
-          title: t("sb.takeTop", { n: i + 1 }) });
+        { class: `card cat-${c.category}`, title: t("sb.takeTop", { n: i + 1 }) }); // its column's group names it
     }
     return card(c, k === cards.length - 1 ? { "data-top": "" } : {});
   });
