@@ -94,7 +94,7 @@ class Record(MethodView):
 
 
 class ReplayQuerySchema(Schema):
-    step = fields.Integer(load_default=0, validate=validate.Range(min=0), metadata={
+    step = fields.Integer(load_default=0, validate=validate.Range(min=0, max=1_000_000), metadata={
         "description": "How many of the record's moves are played (0: the opening; above the count: the end)."})
 
 
