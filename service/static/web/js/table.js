@@ -130,7 +130,7 @@ function connection(state) {
     const was = page.offline;
     page.offline = false;
     if (page.problem?.code === "network") page.problem = null; // a stale "cannot be reached" goes
-    showOutage();
+    if (was) showOutage(); // the banner goes and the moves come back (no redraw otherwise: a number being typed stays)
     refresh(was); // resync: whatever happened meanwhile comes with the stream and this read
     return;
   }
