@@ -916,6 +916,25 @@ class Referee:
                           for i, s in enumerate(meta["seats"])],
                 "moves": moves, "result": match.result}
 
+    def replay_step(self, match_id: str, token: str | None, step: int) -> dict:
+        """A finished match as a spectator saw it after its first ``step`` moves (the web table's replay):
+        its record played again through the game module, the spectator's view, who was to act, the move
+        that led there and that move's public events."""
+        record = self.record(match_id, token)
+        game = GAMES[record["game"]]
+        seed, moves = record["seed"], record["moves"]
+        step = max(0, min(step, len(moves)))
+        state, _ = game.opening(record["players"], game.load_options(record["players"], record["options"]),
+                                match_rng(seed, "setup"))
+        events: list[dict] = []
+        for m in moves[:step]:
+            events = game.apply(state, m["seat"], game.parse_move(m["move"]), match_rng(seed, m["version"]))
+        last = moves[step - 1] if step else None
+        return {"step": step, "steps": len(moves), "seat": last["seat"] if last else None,
+                "move": last["move"] if last else None, "to_act": [] if game.is_over(state) else game.to_act(state),
+                "view": game.view(state, None),
+                "events": [{"type": e["type"], "data": e["data"]} for e in events if e["to"] == "all"]}
+
     def rematch(self, match_id: str, token: str | None) -> dict:
         """A new match with the same game, options, clock and people, seats rotated by one, a new
         seed, bots kept; asking again returns the same rematch.

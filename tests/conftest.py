@@ -84,8 +84,8 @@ def browser():
 class Server:
     """`referee serve` in a subprocess, as a user runs it."""
 
-    def __init__(self, redis_url: str, workers: int = 2, env: dict | None = None) -> None:
-        self.port = free_port()
+    def __init__(self, redis_url: str, workers: int = 2, env: dict | None = None, port: int | None = None) -> None:
+        self.port = port or free_port()  # a port given: the same server started again (an outage ends)
         self.url = f"http://127.0.0.1:{self.port}"
         full_env = {**os.environ, "REDIS_URL": redis_url, "REFEREE_JOB_TIMEOUT": "5", "REFEREE_SWEEP_AFTER": "2",
                     **(env or {})}

@@ -6,7 +6,7 @@ Turn clocks are set at creation (``clock`` in ``POST /matches``) and shown in ev
 from __future__ import annotations
 
 from flask.views import MethodView
-from marshmallow import Schema, fields
+from marshmallow import Schema, fields, validate
 
 from service.api import BEARER, OPTIONAL_BEARER, Blueprint, bearer, problems, referee
 
@@ -91,6 +91,40 @@ class Record(MethodView):
     def get(self, match_id: str):
         """Once finished: seed, options, clock, seats and every move; `referee replay` plays it again."""
         return referee().record(match_id, bearer())
+
+
+class ReplayQuerySchema(Schema):
+    step = fields.Integer(load_default=0, validate=validate.Range(min=0, max=1_000_000), metadata={
+        "description": "How many of the record's moves are played (0: the opening; above the count: the end)."})
+
+
+class ReplayEventSchema(Schema):
+    type = fields.String(required=True)
+    data = fields.Dict(required=True)
+
+
+class ReplayStepSchema(Schema):
+    step = fields.Integer(required=True, metadata={"description": "The moves played, 0 to steps."})
+    steps = fields.Integer(required=True, metadata={"description": "The record's number of moves."})
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Who made the last move played."})
+    move = fields.Dict(required=True, allow_none=True, metadata={"description": "The last move played (None at 0)."})
+    to_act = fields.List(fields.Integer(), required=True)
+    view = fields.Dict(required=True, metadata={"description": "The spectator's view after these moves (the game's "
+                                                               "view, as in GET /matches/{id} without a token)."})
+    events = fields.List(fields.Nested(ReplayEventSchema), required=True,
+                         metadata={"description": "The last move's events a spectator saw."})
+
+
+@blp.route("/<string:match_id>/replay")
+class Replay(MethodView):
+    @blp.arguments(ReplayQuerySchema(), location="query")
+    @blp.response(200, ReplayStepSchema)
+    @blp.doc(security=OPTIONAL_BEARER)
+    @problems(blp, "invalid_body", "unknown_match", "bad_token", "not_over")
+    def get(self, query, match_id: str):
+        """Once finished: the match as a spectator saw it after its first `step` moves (its record played
+        again), for stepping through it forward and back."""
+        return referee().replay_step(match_id, bearer(), query["step"])
 
 
 @blp.route("/<string:match_id>/rematch")

@@ -30,12 +30,11 @@ Decisions taken here where the book is silent (each a ruling in docs/games/papar
   The winner of a hand (who starts the next) is its highest worth; a tie goes to the tied player
   first clockwise from that hand's starter (docs/games/paparazzo.md, "Three hands").
 - Each hand's worth, cash included, is announced at its reckoning (the book records it); the
-  bank's ledger is never shown before the end.
-- Cash piles are hidden, but every payment is made in view of the table (the price offered aloud
-  and paid to the bank, the commission and a Stunk sale paid from it; each is a public event), so
-  a seat that keeps count knows every pile.  The view keeps that count for every seat (``paid``,
-  ``received``: this hand's), so that what a seat knows does not depend on its memory of the
-  events; a sample's cash is the count, not a guess.
+  bank's ledger is never shown before the end, as it would give away the sum of the hidden cash.
+- Cash piles are hidden (book, Preparation) and no view keeps a per-seat ledger of payments
+  (sums paid and received): with the start money known, such a ledger is the cash itself
+  (docs/games/paparazzo.md, "Payments are public, their sums are not kept").  Counting the public payment
+  events is each player's own affair.
 - A Stunk sale names a celebrity (its photos are alike); Phase 4 and the 3-player hotbed name
   card ids, because which card leaves a hand decides what the left-hand neighbour still sees.
 """
@@ -268,8 +267,6 @@ class PaparazzoState(TypedDict):
     stunk: list[int]  # the photos sold to Stunk
     markers: list[int]  # per celebrity, its photos face up (market, owned, Stunk)
     cash: list[int]
-    paid: list[int]  # per seat, the prices it paid this hand (each announced)
-    received: list[int]  # per seat, its commissions and Stunk sales this hand (each announced)
     bank: int  # the bank's ledger (see BANK_FLOAT)
     penalties: list[int]  # this hand's, per seat
     starter: int
@@ -351,8 +348,6 @@ SHAPE = Shape(
     stunk=CARDS,
     markers=Column(CELEBRITY_TABLE, "photos"),
     cash=Custom(_show_cash, lambda view, seat: list(view["cash"])),
-    paid=Public(show=list, read=list),
-    received=Public(show=list, read=list),
     bank=Hidden(reveal="bank"),
     penalties=Public(show=list, read=list),
     starter=Public(),
@@ -447,8 +442,6 @@ class Paparazzo(Game):
             stunk=[],
             markers=[0] * len(CELEBRITIES),
             cash=[START_CASH] * players,
-            paid=[0] * players,
-            received=[0] * players,
             bank=BANK_FLOAT - START_CASH * players,
             penalties=[0] * players,
             starter=first,
@@ -480,8 +473,6 @@ class Paparazzo(Game):
             "hands": hands,
             "market": market,
             "owned": [[] for _ in range(n)],
-            "paid": [0] * n,
-            "received": [0] * n,
             "stunk": [],
             "starter": starter,
             "mediator": starter,
@@ -685,7 +676,6 @@ class Paparazzo(Game):
         price = lot["high"]
         card = lot["card"]
         state["cash"][buyer] -= price
-        state["paid"][buyer] += price
         state["bank"] += price
         state["owned"][buyer].append(card)
         state["market"][lot["slot"]] = None
@@ -694,7 +684,6 @@ class Paparazzo(Game):
         if buyer != mediator:  # book: the commission is half the price
             commission = price // 2
             state["cash"][mediator] += commission
-            state["received"][mediator] += commission
             state["bank"] -= commission
             events.append(event("commission", {"seat": mediator, "amount": commission}))
         return events + self._after_purchase(state, buyer, rng)
@@ -744,7 +733,6 @@ class Paparazzo(Game):
         pile.remove(card)
         state["stunk"].append(card)
         state["cash"][seat] += value
-        state["received"][seat] += value
         state["bank"] -= value
         return [event("sold_to_stunk", {"seat": seat, "card": card_info(card), "value": value})] + self._end_turn(
             state, rng)
@@ -824,11 +812,10 @@ class Paparazzo(Game):
         return Outcome.by_score(list(state["totals"]), breakdown)
 
     def deal(self, state: PaparazzoState, view: dict, seat: int, rng: random.Random) -> None:
-        """Unseen cards re-dealt to the deck and the other hands, the hotbed's unseen choices re-drawn; others'
-        hidden cash counted from the public record: the starting capital less the prices paid plus the
-        commissions and Stunk sales of this hand (each announced as it happened)."""
+        """Unseen cards re-dealt to the deck and the other hands, the hotbed's unseen choices re-drawn, others'
+        hidden cash guessed: the starting capital less half the current value of the photos they own."""
         n = state["players"]
-        hands, owned = state["hands"], state["owned"]
+        hands, markers, owned = state["hands"], state["markers"], state["owned"]
         right = (seat - 1) % n
         seen = ids(view["seen"]["cards"]) if view["seen"] else []
         known = set(hands[seat]) | set(seen) | {c for c in state["market"] if c is not None} | set(state["stunk"])
@@ -864,8 +851,9 @@ class Paparazzo(Game):
             shown = [[] for _ in range(n)]
         cash = state["cash"]
         for s in range(n):
-            if cash[s] is None:  # every payment of this hand was announced: a seat keeping count knows it
-                cash[s] = START_CASH - state["paid"][s] + state["received"][s]
+            if cash[s] is None:
+                guess = START_CASH - sum(VALUES[markers[c >> 3]] for c in owned[s]) // 2
+                cash[s] = max(0, guess // 500 * 500)
         state.update(deck=unknown, shown=shown, choice=choice, bank=BANK_FLOAT - sum(cash))
 
 

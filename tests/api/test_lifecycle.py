@@ -255,3 +255,37 @@ def test_a_seat_timed_out_under_bot_is_back_as_soon_as_its_owner_moves(isolated)
     assert snap["seats"][0]["away"] is None
     if 0 in snap["to_act"]:  # still owing (after an EXTRA): it plays on its increment
         assert 9 < snap["clock"]["seats"][0]["remaining"] <= 10
+
+
+def test_a_finished_match_replays_step_by_step_as_a_spectator_saw_it(isolated, http):
+    """GET /matches/{id}/replay?step=k: the record played again to its k-th move, the spectator's view there;
+    the end is the finished match's spectator view, and nothing is answered before the match is over."""
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 7, [{"name": "ann"}, {"name": "bob"}])
+    mid = m["id"]
+    problem(http.get(f"/matches/{mid}/replay"), 409, "not_over")
+    views = [ref.snapshot(mid, None)["view"]]
+    rng = random.Random(7)
+    while ref.store.load(mid).status == "active":
+        match = ref.store.load(mid)
+        seat = GAMES[match.game].to_act(match.state)[0]
+        legal = GAMES[match.game].legal_moves(match.state, seat)
+        ref.apply_move(mid, Actor.playing(seat), concretize(rng.choice(legal), rng))
+        views.append(ref.snapshot(mid, None)["view"])
+    burst(ref, client)
+    assert ref.store.load(mid).status == "finished"
+    views[-1] = ref.snapshot(mid, None)["view"]
+    record = ref.record(mid, None)
+    steps = len(record["moves"])
+    for k in (0, 1, steps // 2, steps):
+        step = ref.replay_step(mid, None, k)
+        assert step["step"] == k and step["steps"] == steps
+        assert step["view"] == views[k]
+        if k:
+            assert step["move"] == record["moves"][k - 1]["move"] and step["seat"] == record["moves"][k - 1]["seat"]
+            assert step["events"] and all(e["type"] != "moved" for e in step["events"])
+    assert ref.replay_step(mid, None, 99999)["step"] == steps
+    answer = http.get(f"/matches/{mid}/replay?step=1")
+    assert answer.status_code == 200 and answer.json["view"] == json.loads(json.dumps(views[1]))
+    assert answer.json["to_act"] == [1]
+    problem(http.get(f"/matches/{mid}/replay?step=-1"), 422, "invalid_body")

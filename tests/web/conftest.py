@@ -3,7 +3,8 @@
 The browser is tests/conftest.py's (in CI a browser that cannot start fails the tests).  Screenshots
 go to $REFEREE_SCREENSHOTS when it is set (docs/clients.md, "The web table", regenerates the
 committed ones in tests/web/screenshots/ that way), else to a folder in the system's temp dir, so that
-running the suite leaves the checkout unchanged.
+running the suite leaves the checkout unchanged; the docs' set (tests/web/test_screenshots.py) goes to
+$REFEREE_DOC_SCREENSHOTS (docs/screenshots/ when regenerated) the same way.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ import pytest
 from tests.conftest import Server
 
 SHOTS = Path(os.environ.get("REFEREE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "referee-screenshots")
+# every game at start, mid-game and end, in English and German, on a desktop and a phone (docs/web-table.md);
+# regenerated into the docs with REFEREE_DOC_SCREENSHOTS=docs/screenshots
+DOC_SHOTS = Path(os.environ.get("REFEREE_DOC_SCREENSHOTS") or SHOTS / "docs")
 DESKTOP = {"width": 1200, "height": 900}
 PHONE = {"width": 375, "height": 800}
 

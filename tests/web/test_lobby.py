@@ -21,15 +21,12 @@ def test_the_lobby_lists_creates_joins_and_spectates(web, browser):
     page.fill("#my-name", "Ann")
     page.select_option("select[name=game]", "super_blatt")
     page.select_option("select[name=seat-1]", "open")
-    page.click("text=Create the match")
-    link = page.locator("#created a", has_text="seat link")
-    link.wait_for()
-    created = page.locator("#created").inner_text()
-    match_id = created.split("Match ")[1].split(" ")[0]
     shot(page, "lobby")
-    link.click()
+    page.click("text=Create the match")
+    # creating a match with a seat for you takes you to your table
+    page.wait_for_url(f"{web.url}/matches/*/table#token=*")
     page.wait_for_selector("body[data-version]")
-    assert page.url.startswith(f"{web.url}/matches/{match_id}/table#token=")
+    match_id = page.url.split("/matches/")[1].split("/")[0]
     assert "Waiting for 1 more player" in page.locator("#status").inner_text()
 
     # joins: Bob, in another browser, on a phone, finds it in the lobby and takes the open seat
@@ -44,7 +41,7 @@ def test_the_lobby_lists_creates_joins_and_spectates(web, browser):
     assert snap["status"] == "active" and snap["seats"][1]["name"] == "Bob"
     # Ann's page hears of it live
     page.wait_for_function(f"document.body.dataset.version === '{snap['version']}'")
-    assert "Bob took seat 1" in page.locator("#log").inner_text()
+    assert "Bob took seat 2" in page.locator("#log").inner_text()
     shot(other, "super_blatt_phone")
 
     # spectates: a third visitor watches the live match from the lobby
@@ -55,6 +52,20 @@ def test_the_lobby_lists_creates_joins_and_spectates(web, browser):
     assert not other.locator("[data-move]").count()
     ann.close()
     bob.close()
+
+
+def test_the_name_comes_before_the_create_form_and_is_asked_for(web, context):
+    """The lobby's name field is the first thing to fill in; creating a match for yourself without a name
+    asks for one (it made you "Me" before)."""
+    page = context.new_page()
+    page.goto(web.url + "/")
+    page.locator("select[name=game]").wait_for()
+    name_y = page.locator("#my-name").bounding_box()["y"]
+    assert name_y < page.locator("#create").bounding_box()["y"]
+    page.click("text=Create the match")
+    assert "Enter your name first" in page.locator("#created [role=alert]").inner_text()
+    assert page.evaluate("document.activeElement.id") == "my-name"
+    assert page.url == web.url + "/"
 
 
 def test_the_front_door_answers_json_to_programs_and_html_to_browsers(web):

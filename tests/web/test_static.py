@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -42,12 +43,53 @@ def test_every_event_a_game_emits_has_a_sentence(game):
 def test_the_pages_load_nothing_from_elsewhere_and_stay_small(http):
     files = [p for p in PAGES.rglob("*") if p.is_file()]
     for path in files:
-        assert not re.search(r"https?://", path.read_text()), path
+        text = path.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, never fetched
+        assert not re.search(r"https?://", text), path
     page = http.get("/matches/abc/table")
     assert page.status_code == 200 and page.headers["Content-Security-Policy"].startswith("default-src 'self'")
     shared = ["table.html", "css/referee.css", "js/table.js", "js/api.js", "js/dom.js", "js/live.js", "js/log.js",
-              "js/moves.js"]
+              "js/moves.js", "js/i18n.js", "i18n/de.json"]  # one language is loaded: the longer one
     for game in GAMES:
         paths = shared + [f"js/games/{game}.js"]
         sizes = [len(http.get(f"/static/web/{p}").data) for p in paths]
         assert all(sizes) and sum(sizes) < TABLE_PAGE_BUDGET, (game, sum(sizes))
+
+
+CATALOGUES = {path.stem: json.loads(path.read_text()) for path in (PAGES / "i18n").glob("*.json")}
+
+
+def test_every_word_the_pages_use_is_in_every_catalogue_with_the_same_blanks():
+    """Every string comes from one catalogue per language: a key the code names is in English and German,
+    each language has the same keys, the same {blanks} and the same plural forms (a third language is
+    one more file with these keys)."""
+    assert set(CATALOGUES) >= {"en", "de"}
+    used = set()
+    for path in JS.rglob("*.js"):
+        used |= set(re.findall(r"""\bt\(\s*"([\w.]+)\"""", path.read_text()))
+    assert used and used <= set(CATALOGUES["en"]), sorted(used - set(CATALOGUES["en"]))
+
+    def blanks(text) -> set[str]:
+        parts = text.values() if isinstance(text, dict) else [text]
+        return {b for part in parts for b in re.findall(r"\{(\w+)\}", part)}
+
+    english = CATALOGUES["en"]
+    for lang, words in CATALOGUES.items():
+        assert set(words) == set(english), (lang, set(words) ^ set(english))
+        for key, text in words.items():
+            assert type(text) is type(english[key]), (lang, key)
+            if isinstance(text, dict):
+                assert set(text) == {"one", "other"}, (lang, key)
+            assert blanks(text) <= blanks(english[key]) | {"n"}, (lang, key)
+            assert blanks(text) >= blanks(english[key]) - {"n"}, (lang, key)
+
+
+def test_dice_party_speaks_its_german_rulebook_and_the_pages_say_nothing_in_code():
+    """Dice Party's terms are the German rulebook's (Partylöwe, Party-People, Eskalation); no page module
+    carries an English sentence of its own (texts are the catalogue's)."""
+    de = CATALOGUES["de"]
+    assert de["dp.kind.party_people"] == "Party-People" and "Partylöwe" in de["dp.bd.crowned"]
+    assert "Eskalation" in de["dp.bd.escalations"]["one"] and "Brieftaschen klauen" in de["phase.dice_party.steal"]
+    for path in JS.rglob("*.js"):
+        code = re.sub(r"^\s*//.*|//\s.*$|/\*[\s\S]*?\*/", "", path.read_text(), flags=re.M)
+        prose = re.findall(r"""["`]([A-Z][a-z]+(?: [a-z',]+){2,}[^"`]*)["`]""", code)
+        assert not prose, (path.name, prose)

@@ -87,11 +87,6 @@ class PaparazzoView(Schema):
     hand_results = fields.List(fields.List(fields.Nested(PaparazzoHandResult)), required=True)
     totals = fields.List(fields.Integer(), required=True)
     cash = fields.List(fields.Integer(allow_none=True), required=True)
-    paid = fields.List(fields.Integer(), required=True,
-                       metadata={"description": "Per seat, the prices it paid this hand (each was announced)."})
-    received = fields.List(fields.Integer(), required=True,
-                           metadata={"description": "Per seat, its commissions and Stunk sales this hand (each "
-                                                    "was announced)."})
     hand = fields.List(fields.Nested(PaparazzoCard), required=True, allow_none=True)
     shown = fields.List(fields.Nested(PaparazzoCard), required=True, allow_none=True)
     seen = fields.Nested(PaparazzoSeen, required=True, allow_none=True)

@@ -1,5 +1,7 @@
 // The REST API as the pages use it: JSON in and out, errors as RFC 9457 problem details.
 
+import { t } from "./i18n.js";
+
 /** An error answer: ``code`` is stable, ``detail`` is a sentence for people. */
 export class Problem extends Error {
   constructor(status, body) {
@@ -18,7 +20,7 @@ export async function call(method, path, { token, body } = {}) {
   try {
     response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (error) {
-    throw new Problem(0, { code: "network", detail: "The server cannot be reached; check your connection." });
+    throw new Problem(0, { code: "network", detail: t("error.network") });
   }
   const data = await response.json().catch(() => ({}));
   if (!response.ok) throw new Problem(response.status, data);

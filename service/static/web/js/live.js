@@ -8,9 +8,11 @@ const FINAL = new Set(["match_finished", "match_aborted"]);
 
 /**
  * Follow a match's events from the start.  ``types`` are the event names to listen for (SSE names
- * each event by its type); ``onEvent(event)`` gets each once, in order; ``onStatus(text)`` hears
- * about the connection.  The browser's EventSource reconnects by itself with Last-Event-ID; when
- * the server closes for good (an expired ticket), a fresh ticket resumes after the last event seen.
+ * each event by its type); ``onEvent(event)`` gets each once, in order; ``onStatus(state, detail)``
+ * hears about the connection: "live", "reconnecting" (the stream broke; the browser retries),
+ * "unreachable" (no ticket could be had) or "over".  The browser's EventSource reconnects by itself
+ * with Last-Event-ID; when the server closes for good (an expired ticket), a fresh ticket resumes
+ * after the last event seen.
  */
 export function follow({ matchId, token, types, onEvent, onStatus }) {
   let source = null;
@@ -25,15 +27,15 @@ export function follow({ matchId, token, types, onEvent, onStatus }) {
         const { ticket } = await post(`/matches/${matchId}/stream-ticket`, {}, token);
         query.set("ticket", ticket);
       } catch (problem) {
-        onStatus(`not live (${problem.detail}); retrying`);
-        setTimeout(open, RETRY_MS * 5);
+        onStatus("unreachable", problem.detail);
+        setTimeout(open, RETRY_MS);
         return;
       }
     }
     source = new EventSource(`/matches/${matchId}/events?${query}`);
     source.addEventListener("open", () => onStatus("live"));
     source.addEventListener("error", () => {
-      onStatus("reconnecting…");
+      onStatus("reconnecting");
       if (source.readyState === EventSource.CLOSED) setTimeout(open, RETRY_MS);
     });
     // the server's last word once the match is over: nothing more will come
@@ -51,7 +53,7 @@ export function follow({ matchId, token, types, onEvent, onStatus }) {
 
   function over() {
     stop();
-    onStatus("the match is over");
+    onStatus("over");
   }
 
   function stop() {

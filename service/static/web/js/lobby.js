@@ -1,33 +1,26 @@
-// The lobby: the games, open matches to join, live matches to watch, and a form to create a match.
+// The lobby: your name first, a form to create a match, open matches to join, live matches to watch,
+// and the games.  Creating a match with a seat for you takes you to your table.
 
 import { get, post, Problem, seatLink } from "./api.js";
 import { fill, h, words } from "./dom.js";
+import { languageSwitch, loadLanguage, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-
-const SUMMARIES = {
-  super_blatt: "Newspaper editors take scoops from four stair-step columns; each round's trend card says which "
-    + "categories pay. EXTRA cards give another scoop, arrows steal from a rival. Three rounds.",
-  paparazzo: "Photographers trade celebrity photos: the mediator offers a face-up photo, offers go round, the "
-    + "buyer pays. The Skandalchronik tracks who is hot; ruined careers are worth nothing. 3-5 players.",
-  big_shot: "Real-estate moguls bid for cubes on 18 auction spaces round a ring and place them on 13 lots; the "
-    + "broker's die decides what is on offer. Control lots, avoid debts. 2-4 players.",
-  dice_party: "Throw a party with dice: Party People, VIPs and Mobs. Steal, provoke, send mobs to your rivals and "
-    + "grow your party until someone wins the round. 2-6 players.",
-  picture_perfect: "Photographers arrange the wedding guests for one photo. Six rounds of exchanges (dances, "
-    + "gifts, rumours, thefts, auctions) bring you guests and their secret wishes; then place them on the mat.",
-};
-const SEAT_KINDS = [["me", "Me"], ["person", "Another person (gets a link)"], ["open", "Open (anyone may join)"]];
+const NAME_KEY = "referee.name";
 
 let games = [];
+
+const myName = () => $("my-name").value.trim();
 
 // -- the games ----------------------------------------------------------------------------------------
 function renderGames() {
   fill($("games"), games.map((g) => h("article", { class: "game-card" },
-    h("h3", {}, g.title), h("p", {}, SUMMARIES[g.name] || ""),
-    h("p", { class: "small" }, `${g.min_players}-${g.max_players} players · options: `,
-      Object.entries(g.options).map(([k, v]) => `${words(k)} (default ${v ?? "random"})`).join(", ") || "none",
-      ` · bots: ${g.bots.join(", ")}`))));
+    h("h3", {}, t(`game.${g.name}`)), h("p", {}, t(`lobby.summary.${g.name}`)),
+    h("p", { class: "small" }, t("lobby.players", { min: g.min_players, max: g.max_players }), " · ",
+      t("lobby.options"), " ",
+      Object.entries(g.options).map(([k, v]) => `${words(k)} (${t("lobby.default", { value: v ?? t("lobby.random") })})`)
+        .join(", ") || t("lobby.none"),
+      ` · ${t("lobby.bots")} ${g.bots.join(", ")}`))));
 }
 
 // -- creating a match ---------------------------------------------------------------------------------
@@ -42,7 +35,7 @@ function optionField(game, name, value) {
   }
   // a number or a letter (first seat, a removed celebrity); empty keeps the default
   return h("label", {}, `${words(name)} `, h("input", { type: "text", id, name, size: 8,
-    placeholder: value === null ? "default" : String(value) }));
+    placeholder: value === null ? t("lobby.defaultPlaceholder") : String(value) }));
 }
 
 function renderCreate() {
@@ -50,30 +43,36 @@ function renderCreate() {
   const game = games.find((g) => g.name === form.elements.game?.value) || games[0];
   const players = Math.min(Math.max(Number(form.elements.players?.value) || game.min_players, game.min_players),
     game.max_players);
-  const kinds = [...SEAT_KINDS, ...game.bots.map((b) => [`bot:${b}`, `${b} bot`])];
+  const kinds = [["me", t("lobby.kind.me")], ["person", t("lobby.kind.person")], ["open", t("lobby.kind.open")],
+    ...game.bots.map((b) => [`bot:${b}`, t("seat.bot", { bot: b })])];
   const seatRows = Array.from({ length: players }, (_, i) => h("li", {},
-    h("label", {}, `Seat ${i} `, h("select", { name: `seat-${i}`, "data-seat": i },
+    h("label", {}, `${t("seat.n", { n: i + 1 })} `, h("select", { name: `seat-${i}`, "data-seat": i },
       kinds.map(([value, label]) => h("option", { value, selected: value === (i === 0 ? "me" : "bot:greedy") }, label))))));
   fill(form,
-    h("label", {}, "Game ", h("select", { name: "game", onchange: renderCreate },
-      games.map((g) => h("option", { value: g.name, selected: g === game }, g.title)))),
-    h("label", {}, "Players ", h("input", { type: "number", name: "players", min: game.min_players,
+    h("label", {}, `${t("lobby.game")} `, h("select", { name: "game", onchange: renderCreate },
+      games.map((g) => h("option", { value: g.name, selected: g === game }, t(`game.${g.name}`))))),
+    h("label", {}, `${t("lobby.playerCount")} `, h("input", { type: "number", name: "players", min: game.min_players,
       max: game.max_players, value: players, onchange: renderCreate })),
-    h("fieldset", {}, h("legend", {}, "Seats"), h("ol", { class: "seat-list", start: 0 }, seatRows)),
-    h("fieldset", {}, h("legend", {}, "Options"),
+    h("fieldset", {}, h("legend", {}, t("lobby.seats")), h("ol", { class: "seat-list" }, seatRows)),
+    h("fieldset", {}, h("legend", {}, t("lobby.optionsTitle")),
       Object.entries(game.options).map(([name, value]) => optionField(game, name, value))),
-    h("label", {}, h("input", { type: "checkbox", name: "listed", checked: true }), " list it in the lobby"),
-    h("button", { type: "submit" }, "Create the match"));
+    h("label", {}, h("input", { type: "checkbox", name: "listed", checked: true }), ` ${t("lobby.listed")}`),
+    h("button", { type: "submit" }, t("lobby.create")));
 }
 
 async function create(event) {
   event.preventDefault();
   const form = event.target;
   const game = games.find((g) => g.name === form.elements.game.value);
-  const myName = $("my-name").value.trim() || "Me";
-  const seats = [...form.querySelectorAll("[data-seat]")].map((select, i) => {
-    if (select.value === "me") return { name: myName };
-    if (select.value === "person") return { name: `Player ${i + 1}` };
+  const selects = [...form.querySelectorAll("[data-seat]")];
+  if (selects.some((s) => s.value === "me") && !myName()) {
+    fill($("created"), h("p", { class: "problem", role: "alert" }, t("lobby.nameFirst")));
+    $("my-name").focus();
+    return;
+  }
+  const seats = selects.map((select, i) => {
+    if (select.value === "me") return { name: myName() };
+    if (select.value === "person") return { name: t("lobby.playerN", { n: i + 1 }) };
     if (select.value.startsWith("bot:")) return { bot: select.value.slice(4) };
     return {};
   });
@@ -89,23 +88,30 @@ async function create(event) {
   try {
     const match = await post("/matches", { game: game.name, players: seats.length, options, seats,
       listed: form.elements.listed.checked });
-    const links = match.seats.filter((s) => s.token).map((s) => h("li", {},
-      `${s.name} (seat ${s.seat}): `, h("a", { href: seatLink(match.id, s.token) }, "seat link"),
-      seats[s.seat].name === myName ? " ← yours" : " (send it to them; it is their key)"));
-    fill($("created"), h("div", { class: "note" }, h("p", {}, `Match ${match.id} created.`), h("ul", {}, links),
-      h("p", {}, h("a", { href: seatLink(match.id) }, "Watch as a spectator"))));
+    const mine = match.seats.find((s) => s.token && selects[s.seat].value === "me");
+    const invites = match.seats.filter((s) => s.token && s !== mine)
+      .map((s) => ({ seat: s.seat, name: s.name, link: seatLink(match.id, s.token) }));
+    if (mine) { // to your table; the links for the others wait there for you to send
+      try { sessionStorage.setItem(`referee.invites.${match.id}`, JSON.stringify(invites)); } catch { /* shown here only */ }
+      location.assign(seatLink(match.id, mine.token));
+      return;
+    }
+    fill($("created"), h("div", { class: "note" }, h("p", {}, t("lobby.created", { id: match.id })),
+      h("ul", {}, invites.map((s) => h("li", {}, `${s.name} (${t("seat.n", { n: s.seat + 1 })}): `,
+        h("a", { href: s.link }, t("lobby.seatLink")), ` ${t("lobby.sendIt")}`))),
+      h("p", {}, h("a", { href: seatLink(match.id) }, t("lobby.watch")))));
     refreshLists();
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
-    fill($("created"), h("p", { class: "problem", role: "alert" }, `Not created: ${problem.detail}`));
+    fill($("created"), h("p", { class: "problem", role: "alert" }, t("lobby.notCreated", { detail: problem.detail })));
   }
 }
 
 // -- joining and watching -----------------------------------------------------------------------------
 async function join(match, button) {
-  const name = $("my-name").value.trim();
+  const name = myName();
   if (!name) {
-    button.after(h("span", { class: "problem", role: "alert" }, " Enter your name first."));
+    button.after(h("span", { class: "problem", role: "alert" }, ` ${t("lobby.nameFirst")}`));
     $("my-name").focus();
     return;
   }
@@ -119,24 +125,40 @@ async function join(match, button) {
   }
 }
 
-const seatText = (m) => m.seats.map((s) => (s.joined ? s.name : "open seat")).join(", ");
+const seatText = (m) => m.seats.map((s) => (s.joined ? s.name : t("seat.open"))).join(", ");
 
 async function refreshLists() {
   const [open, active, finished] = await Promise.all([
     get("/matches?open=true&limit=20"), get("/matches?status=active&limit=20"), get("/matches?status=finished&limit=5")]);
   fill($("open"), open.matches.length ? h("ul", { class: "matches" }, open.matches.map((m) => {
-    const button = h("button", { type: "button", "data-join": m.id }, `Join ${m.title}`);
+    const button = h("button", { type: "button", "data-join": m.id }, t("lobby.join", { game: t(`game.${m.game}`) }));
     button.addEventListener("click", () => join(m, button));
-    return h("li", {}, h("strong", {}, m.title), ` · ${m.players} players · ${seatText(m)} `, button);
-  })) : h("p", {}, "No match is waiting for players: create one above."));
+    return h("li", {}, h("strong", {}, t(`game.${m.game}`)), ` · ${t("lobby.nPlayers", { n: m.players })} · ${seatText(m)} `, button);
+  })) : h("p", {}, t("lobby.noOpen")));
   const watchable = [...active.matches, ...finished.matches];
   fill($("watch"), watchable.length ? h("ul", { class: "matches" }, watchable.map((m) => h("li", {},
-    h("strong", {}, m.title), ` · ${m.status} · ${seatText(m)} `,
-    h("a", { href: seatLink(m.id), "data-watch": m.id }, m.status === "active" ? "Watch live" : "See the end"))))
-    : h("p", {}, "No match is being played right now."));
+    h("strong", {}, t(`game.${m.game}`)), ` · ${t(`lobby.status.${m.status}`)} · ${seatText(m)} `,
+    h("a", { href: seatLink(m.id), "data-watch": m.id }, m.status === "active" ? t("lobby.watchLive") : t("lobby.seeEnd")))))
+    : h("p", {}, t("lobby.noLive")));
 }
 
 async function start() {
+  await loadLanguage();
+  document.title = t("lobby.title");
+  fill($("lead"), t("lobby.lead"));
+  fill($("me-h"), t("lobby.you"));
+  fill($("my-name-label"), t("lobby.yourName"));
+  $("my-name").placeholder = t("lobby.namePlaceholder");
+  $("dev-nav").setAttribute("aria-label", t("lobby.forDevelopers"));
+  fill($("create-h"), t("lobby.newMatch"));
+  fill($("open-h"), t("lobby.openMatches"));
+  fill($("live-h"), t("lobby.toWatch"));
+  fill($("games-h"), t("lobby.theGames"));
+  fill($("prefs"), languageSwitch());
+  try { $("my-name").value = localStorage.getItem(NAME_KEY) || ""; } catch { /* not remembered */ }
+  $("my-name").addEventListener("change", () => {
+    try { localStorage.setItem(NAME_KEY, myName()); } catch { /* not remembered */ }
+  });
   games = (await get("/games")).games;
   renderGames();
   renderCreate();

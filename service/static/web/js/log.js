@@ -2,25 +2,27 @@
 
 import { describeMove } from "./moves.js";
 import { num, words } from "./dom.js";
+import { t } from "./i18n.js";
 
 export const COMMON = {
-  match_created: (d) => `The match was created for ${d.players} players.`,
-  seat_joined: (d, t) => `${t.name(d.seat)} took seat ${d.seat}.`,
-  match_started: () => "Every seat is taken: the match begins.",
-  moved: (d, t) => `${t.name(d.seat)} played ${describeMove(d.move)}.`,
-  match_scoring: () => "The last move is made; the referee is counting.",
-  match_finished: (d, t) => `The match is over. ${t.winners(d.winners)}`,
-  match_aborted: () => "The host aborted the match.",
-  timeout: (d, t) => `${t.name(d.seat)} ran out of time: ${d.action === "forfeit" ? "the seat is out" : d.action === "bot" ? "a bot plays for it" : "the referee played its default move"}.`,
-  away: (d, t) => `${t.name(d.seat)} is away; the ${d.bot} bot plays for it.`,
-  back: (d, t) => `${t.name(d.seat)} is back.`,
-  rematch: () => "A rematch was created.",
+  match_created: (d) => t("log.match_created", { n: d.players }),
+  seat_joined: (d, x) => t("log.seat_joined", { name: x.name(d.seat), seat: d.seat + 1 }),
+  match_started: () => t("log.match_started"),
+  moved: (d, x) => t("log.moved", { name: x.name(d.seat), move: describeMove(d.move) }),
+  match_scoring: () => t("log.match_scoring"),
+  match_finished: (d, x) => `${t("log.match_finished")} ${x.winners(d.winners)}`,
+  match_aborted: () => t("log.match_aborted"),
+  timeout: (d, x) => t(`log.timeout_${d.action === "forfeit" ? "forfeit" : d.action === "bot" ? "bot" : "default"}`,
+    { name: x.name(d.seat) }),
+  away: (d, x) => t("log.away", { name: x.name(d.seat), bot: d.bot }),
+  back: (d, x) => t("log.back", { name: x.name(d.seat) }),
+  rematch: () => t("log.rematch"),
 };
 
 /** A sentence for an event the page has no words for: its type and data, readably. */
-export function fallback(event, t) {
+export function fallback(event, x) {
   const parts = Object.entries(event.data || {}).map(([k, v]) => {
-    if (k === "seat" && typeof v === "number") return t.name(v);
+    if (k === "seat" && typeof v === "number") return x.name(v);
     if (typeof v === "object") return `${words(k)}: ${JSON.stringify(v)}`;
     return `${words(k)} ${typeof v === "number" ? num(v) : v}`;
   });

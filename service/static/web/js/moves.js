@@ -1,6 +1,10 @@
 // Legal moves as controls: a button per concrete move, a stepper for a numeric range.
 
 import { h, words } from "./dom.js";
+import { has, t } from "./i18n.js";
+
+const field = (name) => (has(`field.${name}`) ? t(`field.${name}`) : words(name));
+const typeWords = (type) => (has(`move.${type}`) ? t(`move.${type}`) : words(type));
 
 export const isSpan = (v) => v !== null && typeof v === "object" && "min" in v && "max" in v && "step" in v;
 
@@ -10,8 +14,8 @@ export const moveKey = (move) => JSON.stringify(move);
 /** A readable label for any move, used where a renderer gives none. */
 export function describeMove(move) {
   const rest = Object.entries(move).filter(([k]) => k !== "type")
-    .map(([k, v]) => (isSpan(v) ? `${words(k)} ${v.min}–${v.max}` : `${words(k)} ${Array.isArray(v) ? v.join(", ") : v}`));
-  return words(move.type) + (rest.length ? ` (${rest.join(", ")})` : "");
+    .map(([k, v]) => (isSpan(v) ? `${field(k)} ${v.min}–${v.max}` : `${field(k)} ${Array.isArray(v) ? v.join(", ") : v}`));
+  return typeWords(move.type) + (rest.length ? ` (${rest.join(", ")})` : "");
 }
 
 /**
@@ -26,14 +30,14 @@ export function moveControl(move, label, play, attrs = {}) {
     button.addEventListener("click", () => play(move, button));
     return button;
   }
-  const fields = spans.map(([field, span]) => ({ field, span, input: h("input", {
-    type: "number", min: span.min, max: span.max, step: span.step, value: span.min, name: field,
-    "aria-label": `${words(field)} (${span.min} to ${span.max})`,
+  const fields = spans.map(([name, span]) => ({ field: name, span, input: h("input", {
+    type: "number", min: span.min, max: span.max, step: span.step, value: span.min, name,
+    "aria-label": t("move.range", { field: field(name), min: span.min, max: span.max }),
   }) }));
   const form = h("form", { class: "move stepper", novalidate: true, "data-move": moveKey(move), ...attrs },
-    fields.map(({ field, span, input }) => h("label", {}, `${words(field)} `, input,
+    fields.map(({ field: name, span, input }) => h("label", {}, `${field(name)} `, input,
       h("span", { class: "hint" }, ` ${span.min}–${span.max}`))),
-    h("button", { type: "submit" }, label ?? words(move.type)));
+    h("button", { type: "submit" }, label ?? typeWords(move.type)));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const concrete = { ...move };

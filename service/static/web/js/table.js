@@ -1,34 +1,51 @@
 // The web table: one seat's view drawn as a picture, its legal moves as controls, the event log,
-// live updates and the end.  Each game's picture is its own module in ./games/.
+// live updates and the end.  Each game's picture is its own module in ./games/; every word comes
+// from the language's catalogue (./i18n.js).
 
 import { get, post, Problem } from "./api.js";
 import { fill, h, num, readable } from "./dom.js";
+import { has, languageSwitch, loadLanguage, t } from "./i18n.js";
 import { follow } from "./live.js";
 import { COMMON, fallback } from "./log.js";
 import { moveControl, moveKey } from "./moves.js";
 
 const GAMES = ["super_blatt", "paparazzo", "big_shot", "dice_party", "picture_perfect"];
 const $ = (id) => document.getElementById(id);
+// the server's words for a move of this seat: the game's own event says it better ("took … from column 2")
+const NOT_LOGGED = new Set(["moved"]);
+const OFFLINE_AFTER_MS = 1500; // a stream that breaks and comes back at once (a new ticket) is no outage
 
 const matchId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const fragment = new URLSearchParams(location.hash.slice(1));
 const token = fragment.get("token");
 
-const page = { snap: null, moves: [], events: [], problem: null, game: null, title: "", refreshing: null, again: false };
+const page = {
+  snap: null, moves: [], events: [], problem: null, game: null, title: "", refreshing: null, again: false,
+  offline: false, offlineTimer: null, texts: null, shownSeqs: null, wasMine: null, replay: null,
+};
 
-/** Names for sentences and labels: "Ann (you)", "greedy bot". */
+/** Names for sentences and labels: "Ann (you)"; two bots of one kind are "greedy bot 1" and "greedy bot 2". */
 const talk = {
+  t,
+  num,
   name(seat) {
-    const s = page.snap?.seats[seat];
-    const name = s?.name || `Seat ${seat}`;
-    return seat === page.snap?.seat ? `${name} (you)` : name;
+    const seats = page.snap?.seats || [];
+    const base = seats[seat]?.name || t("seat.n", { n: seat + 1 });
+    const same = seats.filter((s) => (s.name || t("seat.n", { n: s.seat + 1 })) === base);
+    const name = same.length > 1 ? `${base} ${same.findIndex((s) => s.seat === seat) + 1}` : base;
+    return seat === page.snap?.seat ? t("seat.you", { name }) : name;
   },
   names(seats) {
     const list = seats.map((s) => talk.name(s));
-    return list.length < 2 ? list.join("") : `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`;
+    return list.length < 2 ? list.join("") : t("list.and", { first: list.slice(0, -1).join(", "), last: list.at(-1) });
   },
   winners(seats) {
-    return seats?.length ? `${seats.length > 1 ? "Winners" : "Winner"}: ${talk.names(seats)}.` : "";
+    return seats?.length ? t("result.winners", { n: seats.length, names: talk.names(seats) }) : "";
+  },
+  /** A phase of this game in words ("offers" -> "Offers: each in turn raises or passes"). */
+  phase(phase) {
+    const key = `phase.${page.snap.game}.${phase}`;
+    return has(key) ? t(key) : String(phase ?? "").replaceAll("_", " ");
   },
 };
 
@@ -36,7 +53,7 @@ function fail(message) {
   fill($("board"));
   fill($("actions"));
   fill($("notice"), h("div", { class: "problem big", role: "alert" }, h("p", {}, message),
-    h("p", {}, h("a", { href: "/" }, "Back to the lobby"))));
+    h("p", {}, h("a", { href: "/" }, t("table.backToLobby")))));
 }
 
 // -- loading and refreshing ------------------------------------------------------------------------
@@ -72,7 +89,8 @@ function refresh(force = false) {
         }
       } catch (problem) {
         if (!(problem instanceof Problem)) throw problem;
-        fill($("live"), `Could not refresh: ${problem.detail}`);
+        if (problem.code === "network") connection("unreachable");
+        else fill($("live"), t("live.noRefresh", { detail: problem.detail }));
       }
     } while (page.again);
     page.refreshing = null;
@@ -81,6 +99,11 @@ function refresh(force = false) {
 }
 
 async function play(move, element, template = move) {
+  if (page.offline) return;
+  if (page.game.confirm) { // an irreversible move that gives points away asks first
+    const question = page.game.confirm(move, ctxFor(page.snap));
+    if (question && !window.confirm(question)) return;
+  }
   page.problem = null;
   document.querySelectorAll("#board .problem, #actions .problem").forEach((note) => note.remove()); // a new try: the old refusal goes
   document.body.classList.add("busy");
@@ -89,6 +112,7 @@ async function play(move, element, template = move) {
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
     page.problem = { key: moveKey(template), detail: problem.detail, code: problem.code };
+    if (problem.code === "network") connection("unreachable");
   } finally {
     document.body.classList.remove("busy");
   }
@@ -96,22 +120,129 @@ async function play(move, element, template = move) {
   if (page.problem) document.querySelector(".problem[role=alert]")?.focus();
 }
 
+// -- the connection --------------------------------------------------------------------------------
+/** What the stream and the requests say: the page shows an outage prominently and takes moves away. */
+function connection(state) {
+  if (state === "live") {
+    clearTimeout(page.offlineTimer);
+    page.offlineTimer = null;
+    fill($("live"), t("live.live"));
+    const was = page.offline;
+    page.offline = false;
+    if (page.problem?.code === "network") page.problem = null; // a stale "cannot be reached" goes
+    if (was) showOutage(); // the banner goes and the moves come back (no redraw otherwise: a number being typed stays)
+    refresh(was); // resync: whatever happened meanwhile comes with the stream and this read
+    return;
+  }
+  if (state === "over") {
+    clearTimeout(page.offlineTimer);
+    fill($("live"), t("live.over"));
+    if (page.offline) {
+      page.offline = false;
+      showOutage();
+    }
+    return;
+  }
+  fill($("live"), t("live.reconnecting"));
+  if (page.offline || page.offlineTimer) return;
+  page.offlineTimer = setTimeout(() => {
+    page.offlineTimer = null;
+    page.offline = true;
+    showOutage();
+    if (page.snap) render();
+  }, state === "unreachable" ? 0 : OFFLINE_AFTER_MS);
+}
+
+function showOutage() {
+  document.body.classList.toggle("offline", page.offline);
+  const banner = $("outage");
+  banner.hidden = !page.offline;
+  fill(banner, page.offline ? [h("strong", {}, t("outage.title")), " ", t("outage.body")] : null);
+  if (!page.offline && page.snap) render();
+}
+
+// -- noticing one's turn ---------------------------------------------------------------------------
+const prefs = {
+  get sound() { try { return localStorage.getItem("referee.sound") === "on"; } catch { return false; } },
+  set sound(on) { try { localStorage.setItem("referee.sound", on ? "on" : "off"); } catch { /* not kept */ } },
+};
+
+function beep() {
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.4);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.4);
+  } catch { /* no sound here */ }
+}
+
+function noticeTurn(mine) {
+  document.title = (mine ? `▶ ${t("table.titleTurn")} · ` : "") + `${page.title} · Referee`;
+  if (mine && page.wasMine === false) {
+    document.body.dataset.turnNoticed = String(Number(document.body.dataset.turnNoticed || 0) + 1);
+    if (prefs.sound) beep();
+    if (document.hidden && "Notification" in window && Notification.permission === "granted") {
+      new Notification(t("table.titleTurn"), { body: `${page.title}: ${statusLine(page.snap)}`, tag: matchId });
+    }
+  }
+  page.wasMine = mine;
+}
+
+function renderPrefs() {
+  const sound = h("button", { type: "button", class: "pref", "aria-pressed": String(prefs.sound) },
+    prefs.sound ? t("prefs.soundOn") : t("prefs.soundOff"));
+  sound.addEventListener("click", () => {
+    prefs.sound = !prefs.sound;
+    if (prefs.sound) beep();
+    renderPrefs();
+  });
+  let notify = null;
+  if ("Notification" in window && Notification.permission === "default" && token) {
+    notify = h("button", { type: "button", class: "pref", title: t("prefs.notifyWhat") }, t("prefs.notify"));
+    notify.addEventListener("click", async () => {
+      await Notification.requestPermission();
+      renderPrefs();
+    });
+  }
+  fill($("prefs"), token ? sound : null, notify, languageSwitch());
+}
+
 // -- drawing ---------------------------------------------------------------------------------------
+function ctxFor(snap) {
+  const moves = page.replay ? [] : page.moves;
+  return { snap, view: snap.view, seat: snap.seat, moves, ...talk,
+    movesOf: (type, test = () => true) => moves.filter((m) => m.type === type && test(m)) };
+}
+
+/** What the page draws: the match now, or (replaying a finished match) the spectator's view at a step. */
+function shownSnap() {
+  const { snap, replay } = page;
+  if (!replay) return snap;
+  const end = replay.step === replay.steps;
+  return { ...snap, seat: null, view: replay.view, to_act: replay.to_act, status: end ? snap.status : "active",
+    result: end ? snap.result : null };
+}
+
 function render() {
-  const { snap } = page;
-  document.title = `${page.title} · Referee`;
+  const snap = shownSnap();
+  const mine = snap.seat !== null && snap.to_act.includes(snap.seat) && snap.status === "active";
+  noticeTurn(mine);
   fill($("title"), page.title);
-  fill($("status"), statusLine(snap));
+  fill($("status"), page.offline ? t("outage.status") : statusLine(snap));
+  $("status").classList.toggle("mine", mine && !page.offline);
   fill($("seats"), snap.seats.map((s) => h("li", { class: snap.to_act.includes(s.seat) ? "to-act" : null },
-    snap.to_act.includes(s.seat) ? h("span", { class: "marker" }, "▶ to act: ") : null,
-    talk.name(s.seat), s.bot ? ` (${s.bot} bot)` : "", s.joined ? "" : " (open seat)")));
+    snap.to_act.includes(s.seat) ? h("span", { class: "marker" }, `▶ ${t("seat.toAct")} `) : null,
+    talk.name(s.seat), s.bot ? ` (${t("seat.bot", { bot: s.bot })})` : "", s.joined ? "" : ` (${t("seat.open")})`)));
 
   const shown = new Set();
   let attached = false;
   const ctx = {
-    snap, view: snap.view, seat: snap.seat, moves: page.moves, ...talk,
-    /** The legal moves of one type (optionally filtered), for a renderer to place on its picture. */
-    movesOf: (type, test = () => true) => page.moves.filter((m) => m.type === type && test(m)),
+    ...ctxFor(snap),
     /** Moves the renderer offers through a control of its own making (e.g. choose cards, then show). */
     claim: (moves) => moves.forEach((m) => shown.add(m)),
     /** A control for a legal move; the problem of its last refusal shows next to it. */
@@ -127,41 +258,129 @@ function render() {
   // for scripts and tests: what the page currently shows
   document.body.dataset.version = snap.version;
   document.body.dataset.status = snap.status;
-  const rest = page.moves.filter((m) => !shown.has(m)).map((m) => ctx.control(m));
-  const mine = snap.seat !== null && snap.to_act.includes(snap.seat);
+  const rest = ctx.moves.filter((m) => !shown.has(m)).map((m) => ctx.control(m));
   fill($("actions"),
     page.problem && !attached ? problemNote() : null,
-    rest.length ? [h("h2", {}, "Your other moves"), h("div", { class: "controls" }, rest)] : null,
-    mine && !page.moves.length ? h("p", {}, "Your decision is made; waiting for the others.") : null);
+    rest.length ? [h("h2", {}, t("table.otherMoves")), h("div", { class: "controls" }, rest)] : null,
+    mine && !page.moves.length ? h("p", {}, t("table.decided")) : null);
+  if (page.offline) {
+    for (const el of document.querySelectorAll("#board button, #board input, #actions button, #actions input")) {
+      el.disabled = true;
+    }
+  }
+  highlight();
+  renderHelp(snap);
   renderLog();
   fill($("result"), snap.result ? renderResult(snap) : null);
+  renderReplay();
+}
+
+// -- replaying a finished match ---------------------------------------------------------------------
+async function replayTo(step) {
+  try {
+    page.replay = await get(`/matches/${encodeURIComponent(matchId)}/replay?step=${step}`, token);
+  } catch (problem) {
+    if (!(problem instanceof Problem)) throw problem;
+    fill($("replay"), h("p", { class: "problem", role: "alert" }, t("replay.cannot", { detail: problem.detail })));
+    return;
+  }
+  document.body.dataset.replayStep = page.replay.step;
+  render();
+}
+
+function renderReplay() {
+  const box = $("replay");
+  if (page.snap.status !== "finished") return fill(box);
+  const r = page.replay;
+  const button = (key, text, step, disabled) => {
+    const b = h("button", { type: "button", "data-replay": key, disabled }, text);
+    b.addEventListener("click", () => (step === null ? leaveReplay() : replayTo(step)));
+    return b;
+  };
+  if (!r) {
+    return fill(box, h("h2", {}, t("replay.title")), h("p", {}, t("replay.lead")),
+      button("start", t("replay.start"), 0, false));
+  }
+  const said = r.step ? r.events.map((e) => sentence({ ...e, seq: 0 })).join(" ") : t("replay.opening");
+  fill(box, h("h2", {}, t("replay.title")),
+    h("p", { class: "replay-step", "aria-live": "polite" }, h("strong", {}, t("replay.step", { step: r.step, steps: r.steps })),
+      r.step ? ` · ${talk.name(r.seat)}: ` : " · ", said),
+    h("div", { class: "controls" },
+      button("first", `⏮ ${t("replay.first")}`, 0, r.step === 0),
+      button("back", `◀ ${t("replay.back")}`, r.step - 1, r.step === 0),
+      button("next", `${t("replay.next")} ▶`, r.step + 1, r.step === r.steps),
+      button("last", `${t("replay.last")} ⏭`, r.steps, r.step === r.steps),
+      button("leave", t("replay.leave"), null, false)));
+}
+
+function leaveReplay() {
+  page.replay = null;
+  delete document.body.dataset.replayStep;
+  render();
+}
+
+/** What just changed is marked for a moment: every labelled part of the picture whose text changed. */
+function highlight() {
+  const texts = new Map();
+  document.querySelectorAll("#board [aria-label], #board [data-key]").forEach((el) => {
+    const key = el.dataset.key || el.getAttribute("aria-label");
+    if (el.matches("button, input, form")) return;
+    const plain = el.cloneNode(true); // what the table shows, not which moves are offered on it
+    plain.querySelectorAll("button, form, input").forEach((control) => control.remove());
+    const text = plain.textContent;
+    texts.set(key, text);
+    if (page.texts && page.texts.has(key) && page.texts.get(key) !== text) el.classList.add("changed");
+  });
+  // an outer part is marked only when none of its inner parts is
+  for (const el of document.querySelectorAll("#board .changed")) {
+    if (el.querySelector(".changed")) el.classList.remove("changed");
+  }
+  page.texts = texts;
+}
+
+function renderHelp(snap) {
+  const phase = snap.view?.phase ?? (snap.status === "finished" ? "over" : null);
+  const key = `help.${snap.game}.${phase}`;
+  const general = `help.${snap.game}`;
+  if (!has(key) && !has(general)) return fill($("help"));
+  const open = $("help").querySelector("details")?.open ?? false;
+  fill($("help"), h("details", { open }, h("summary", {}, t("help.title"), phase ? ` · ${talk.phase(phase)}` : ""),
+    has(key) ? h("p", {}, t(key)) : null,
+    has(general) ? h("p", {}, t(general)) : null,
+    h("p", { class: "small" }, t("help.source", { book: t(`book.${snap.game}`) }))));
 }
 
 function problemNote() {
-  return h("p", { class: "problem", role: "alert", tabindex: "-1" }, `Refused: ${page.problem.detail}`);
+  return h("p", { class: "problem", role: "alert", tabindex: "-1" }, t("table.refused", { detail: page.problem.detail }));
 }
 
 function statusLine(snap) {
   if (snap.status === "waiting") {
     const open = snap.seats.filter((s) => !s.joined).length;
-    return `Waiting for ${open} more ${open === 1 ? "player" : "players"} to join.`;
+    return t("status.waiting", { n: open });
   }
-  if (snap.status === "scoring") return "The game is over; the referee is counting.";
-  if (snap.status === "finished") return `The match is over. ${talk.winners(snap.result?.winners)}`;
-  if (snap.status === "aborted") return "The host aborted this match.";
+  if (snap.status === "scoring") return t("status.scoring");
+  if (snap.status === "finished") return `${t("status.finished")} ${talk.winners(snap.result?.winners)}`;
+  if (snap.status === "aborted") return t("status.aborted");
   const me = snap.seat;
   const others = snap.to_act.filter((s) => s !== me);
+  const phase = snap.view?.phase ? ` ${t("status.phase", { phase: talk.phase(snap.view.phase) })}` : "";
   if (snap.to_act.length > 1) {
     // a simultaneous decision: who is still to decide, never what anyone chose
-    const mine = snap.to_act.includes(me) ? "Your decision is needed. " : "";
-    return `${mine}Still to decide: ${talk.names(snap.to_act)}. Choices stay secret until everyone has decided.`;
+    const mine = snap.to_act.includes(me) ? `${t("status.yourDecision")} ` : "";
+    return `${mine}${t("status.stillToDecide", { names: talk.names(snap.to_act) })}${phase}`;
   }
-  if (snap.to_act.includes(me)) return "Your turn.";
-  return others.length ? `${talk.names(others)} to act.` : "";
+  if (snap.to_act.includes(me)) return `${t("status.yourTurn")}${phase}`;
+  return others.length ? `${t("status.toAct", { names: talk.names(others) })}${phase}` : "";
 }
 
 function renderLog() {
-  const list = page.events.slice(-300).reverse().map((e) => h("li", { "data-seq": e.seq }, sentence(e)));
+  const seen = page.shownSeqs;
+  const events = page.events.filter((e) => !NOT_LOGGED.has(e.type));
+  const list = events.slice(-300).reverse().map((e) => h("li", {
+    "data-seq": e.seq, class: seen && !seen.has(e.seq) ? "new" : null,
+  }, sentence(e)));
+  page.shownSeqs = new Set(events.map((e) => e.seq));
   fill($("log"), list);
 }
 
@@ -181,39 +400,51 @@ function renderResult(snap) {
     : readable(result.breakdown[seat]));
   const rows = result.ranking.flatMap((seats, place) => seats.map((seat) => h("tr", {},
     h("td", {}, `${place + 1}.`),
-    h("th", { scope: "row" }, talk.name(seat), result.winners.includes(seat) ? " ★ winner" : ""),
+    h("th", { scope: "row" }, talk.name(seat), result.winners.includes(seat) ? ` ★ ${t("result.winner")}` : ""),
     h("td", {}, num(result.scores[seat])),
     h("td", {}, explain(seat)))));
   return [
-    h("h2", {}, "Final result"),
-    h("table", { class: "result" }, h("thead", {}, h("tr", {}, h("th", {}, "Place"), h("th", {}, "Seat"),
-      h("th", {}, "Score"), h("th", {}, "How it arose"))), h("tbody", {}, rows)),
+    h("h2", {}, t("result.title")),
+    h("table", { class: "result" }, h("thead", {}, h("tr", {}, h("th", {}, t("result.place")), h("th", {}, t("result.seat")),
+      h("th", {}, t("result.score")), h("th", {}, t("result.how")))), h("tbody", {}, rows)),
     page.game.finale ? page.game.finale({ ...talk, snap, matchId }) : null,
   ];
 }
 
 // -- start ------------------------------------------------------------------------------------------
 async function start() {
-  if (fragment.has("token") && !token) return fail("This link has an empty seat token. Ask for a new link.");
+  await loadLanguage();
+  fill($("back"), t("table.lobby"));
+  fill($("title"), t("table.loading"));
+  fill($("board-h"), t("table.board"));
+  fill($("log-h"), t("log.title"), " ", h("small", {}, t("log.newestFirst")));
+  $("seats").setAttribute("aria-label", t("table.seats"));
+  $("actions").setAttribute("aria-label", t("table.yourMoves"));
+  renderPrefs();
+  if (fragment.has("token") && !token) return fail(t("error.emptyToken"));
   try {
     await load();
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
-    if (problem.code === "bad_token") {
-      return fail("This link's seat token is not valid for this match (it may be mistyped or from another match).");
-    }
-    if (problem.code === "unknown_match") return fail("There is no such match: it may have ended and expired.");
-    return fail(`The match cannot be shown: ${problem.detail}`);
+    if (problem.code === "bad_token") return fail(t("error.badToken"));
+    if (problem.code === "unknown_match") return fail(t("error.unknownMatch"));
+    return fail(t("error.cannotShow", { detail: problem.detail }));
   }
   const { snap } = page;
-  if (!GAMES.includes(snap.game)) return fail(`This page cannot draw ${snap.game}.`);
+  if (!GAMES.includes(snap.game)) return fail(t("error.unknownGame", { game: snap.game }));
   page.game = await import(`./games/${snap.game}.js`);
-  page.title = (await get(`/games/${snap.game}`)).title;
+  page.title = t(`game.${snap.game}`);
   if (!token) {
-    fill($("notice"), h("p", { class: "note" }, "You are watching: this link carries no seat token, so you see what a ",
-      "spectator sees. ", h("a", { href: "/" }, "Back to the lobby")));
+    fill($("notice"), h("p", { class: "note" }, t("table.watching"), " ", h("a", { href: "/" }, t("table.backToLobby"))));
   } else if (snap.seat === null) {
-    fill($("notice"), h("p", { class: "note" }, "This is the host's link: you see what a spectator sees."));
+    fill($("notice"), h("p", { class: "note" }, t("table.hostLink")));
+  }
+  let invites = [];
+  try { invites = JSON.parse(sessionStorage.getItem(`referee.invites.${matchId}`) || "[]"); } catch { /* none kept */ }
+  if (token && invites.length) { // the links made when this seat created the match, for it to send
+    fill($("notice"), h("div", { class: "note invites" }, h("p", {}, t("table.invites")),
+      h("ul", {}, invites.map((s) => h("li", {}, `${s.name} (${t("seat.n", { n: s.seat + 1 })}): `,
+        h("a", { href: s.link }, s.link))))));
   }
   render();
   $("board").addEventListener("redraw", render); // a renderer's own choice (a card picked) changed the picture
@@ -225,10 +456,7 @@ async function start() {
       page.events.push(event);
       refresh();
     },
-    onStatus(text) {
-      fill($("live"), text === "live" ? "● live" : text);
-      if (text === "live") refresh();
-    },
+    onStatus: connection,
   });
 }
 

@@ -1,76 +1,99 @@
-// Big Shot: the 13 lots, the ring of 18 auction spaces with the broker, the cubes, money and debits.
+// Big Shot: the 13 lots, the ring of 18 auction spaces with the broker, the cubes, money and debits,
+// and each seat's standing as the view gives it (its balance; hidden where the variant hides cash).
 
 import { h, num } from "../dom.js";
+import { t } from "../i18n.js";
 
 const LETTER = { red: "R", yellow: "Y", white: "W", black: "B" };
-const cube = (color, n = 1) => h("span", { class: `cube c-${color}`, title: color, "aria-label": `${n} ${color}` },
-  n > 1 ? `${LETTER[color]}×${n}` : LETTER[color]);
+const color = (c) => t(`bs.color.${c}`);
+const cube = (c, n = 1) => h("span", { class: `cube c-${c}`, title: color(c), role: "img",
+  "aria-label": t("bs.cubes", { n, color: color(c) }) }, n > 1 ? `${LETTER[c]}×${n}` : LETTER[c]);
 
 function lots(ctx, v) {
   const place = ctx.movesOf("place");
-  return h("div", { class: "panel", "aria-label": "The 13 lots" }, h("div", { class: "label" }, "Lots"),
-    h("div", { class: "bs-lots" }, v.lots.map((lot) => h("div", { class: "panel bs-lot", "data-lot": lot.lot },
-      h("strong", {}, lot.lot), lot.park ? h("span", { class: "small" }, ` next to park ${lot.park}`) : null,
-      h("div", { class: "small" }, lot.value ? `value ${lot.value}` : "park", lot.closed ? " · closed" : "",
-        lot.owner ? ` · owner ${lot.owner}` : ""),
+  return h("div", { class: "panel", "aria-label": t("bs.theLots") }, h("div", { class: "label" }, t("bs.lots")),
+    h("div", { class: "bs-lots" }, v.lots.map((lot) => h("div", { class: "panel bs-lot", "data-lot": lot.lot, "data-key": `lot-${lot.lot}` },
+      h("strong", {}, lot.lot), lot.park ? h("span", { class: "small" }, ` ${t("bs.nextToPark", { park: lot.park })}`) : null,
+      h("div", { class: "small" }, lot.value ? t("bs.value", { value: lot.value }) : t("bs.park"),
+        lot.closed ? ` · ${t("bs.closed")}` : "", lot.owner ? ` · ${t("bs.owner", { color: color(lot.owner) })}` : ""),
       h("div", {}, Object.entries(lot.cubes).map(([c, n]) => cube(c, n))),
-      place.filter((m) => m.lot === lot.lot).map((m) => ctx.control(m, `Place ${LETTER[m.color]} here`,
-        { "aria-label": `Place a ${m.color} cube on ${lot.lot}` }))))));
+      place.filter((m) => m.lot === lot.lot).map((m) => {
+        const text = t("bs.placeHere", { letter: LETTER[m.color] });
+        return ctx.control(m, text, { "aria-label": `${text}: ${t("bs.placeOn", { color: color(m.color), lot: lot.lot })}` });
+      })))));
 }
 
 function ring(v) {
-  return h("div", { class: "panel", "aria-label": "The 18 auction spaces" },
-    h("div", { class: "label" }, `Auction ring · die ${v.die ?? "–"} · broker on space ${v.broker + 1}`),
+  return h("div", { class: "panel", "aria-label": t("bs.theRing") },
+    h("div", { class: "label" }, t("bs.ringLabel", { die: v.die ?? "–", space: v.broker + 1 })),
     h("div", { class: "bs-ring" }, v.spaces.map((cubes, i) => h("div", {
       class: `bs-space${i === v.broker ? " broker" : ""}${v.auction && i === v.auction.space ? " auction" : ""}`,
-    }, h("div", {}, `${i + 1}`, i === v.broker ? " ◆ broker" : ""),
-    cubes.length ? cubes.map((c) => cube(c)) : h("span", { class: "small" }, "empty")))));
+    }, h("div", {}, `${i + 1}`, i === v.broker ? ` ◆ ${t("bs.broker")}` : ""),
+    cubes.length ? cubes.map((c) => cube(c)) : h("span", { class: "small" }, t("bs.empty"))))));
 }
 
 function auction(ctx, v) {
   const a = v.auction;
-  return h("div", { class: "panel", "aria-label": "The auction" },
-    h("div", { class: "label" }, `Round ${v.round} of ${v.rounds} · ${v.phase}`),
-    a ? h("div", {}, "On auction: ", a.cubes.map((c) => cube(c)),
-      h("div", {}, a.high_bidder !== null ? `high bid ${a.high_bid} by ${ctx.name(a.high_bidder)}` : "no bid yet"),
-      a.passed.length ? h("div", { class: "small" }, `passed: ${ctx.names(a.passed)}`) : null) : null,
-    v.buyer !== null && v.buyer !== undefined ? h("div", {}, `${ctx.name(v.buyer)} bought for ${v.price}; to place: `,
+  return h("div", { class: "panel", "aria-label": t("bs.theAuction") },
+    h("div", { class: "label" }, t("bs.round", { round: v.round, rounds: v.rounds }), ` · ${ctx.phase(v.phase)}`),
+    a ? h("div", {}, `${t("bs.onAuction")} `, a.cubes.map((c) => cube(c)),
+      h("div", {}, a.high_bidder !== null ? t("bs.highBid", { bid: a.high_bid, name: ctx.name(a.high_bidder) }) : t("bs.noBid")),
+      a.passed.length ? h("div", { class: "small" }, t("bs.passed", { names: ctx.names(a.passed) })) : null) : null,
+    v.buyer !== null && v.buyer !== undefined ? h("div", {}, t("bs.bought", { name: ctx.name(v.buyer), price: v.price }), " ",
       v.hand.map((c) => cube(c))) : null,
     h("div", { class: "controls" },
-      ctx.movesOf("bid").map((m) => ctx.control(m, "Bid (millions)")),
-      ctx.movesOf("pass").map((m) => ctx.control(m, "Pass")),
-      ctx.movesOf("decline").map((m) => ctx.control(m, "No more loans"))));
+      ctx.movesOf("bid").map((m) => ctx.control(m, t("bs.bid"), { title: t("bs.bidWhat") })),
+      ctx.movesOf("pass").map((m) => ctx.control(m, t("bs.pass"), { title: t("bs.passWhat") })),
+      ctx.movesOf("decline").map((m) => ctx.control(m, t("bs.decline")))));
 }
 
-function accounts(ctx, v) {
+function account(ctx, v, s) {
   const loan = ctx.movesOf("loan");
   const pay = ctx.movesOf("pay");
-  return h("div", { class: "row", "aria-label": "Money and debits" }, v.seats.map((s) => h("div",
-    { class: `panel${s.seat === ctx.seat ? " you" : ""}` },
-    h("h3", {}, ctx.name(s.seat), s.seat === v.turn ? " ▶" : ""),
-    v.accounts.filter((a) => a.seat === s.seat).map((a) => h("div", {}, cube(a.color), ` cash ${a.cash ?? "hidden"}`,
-      ` · debits ${a.debits}`, a.loaned_this_round ? " · loaned" : "",
-      loan.filter((m) => m.color === a.color).map((m) => ctx.control(m, `Loan on ${a.color}`)),
-      pay.filter((m) => m.color === a.color).map((m) => ctx.control(m, `Pay from ${a.color}`))))))
-  , v.ghost ? h("div", { class: "panel" }, h("h3", {}, "Ghost"), cube(v.ghost)) : null);
+  const balance = v.balances?.[s.seat];
+  return h("div", { class: `panel${s.seat === ctx.seat ? " you" : ""}`, "aria-label": t("bs.accountOf", { name: ctx.name(s.seat) }),
+    "data-key": `account-${s.seat}` },
+  h("h3", {}, ctx.name(s.seat), s.seat === v.turn ? " ▶" : ""),
+  v.accounts.filter((a) => a.seat === s.seat).map((a) => h("div", {}, cube(a.color),
+    ` ${t("bs.cash", { cash: a.cash ?? t("bs.hidden") })} · ${t("bs.debits", { n: a.debits })}`,
+    a.loaned_this_round ? ` · ${t("bs.loaned")}` : "",
+    loan.filter((m) => m.color === a.color).map((m) => ctx.control(m, t("bs.loanOn", { color: color(a.color) }),
+      { title: t("bs.loanWhat") })),
+    pay.filter((m) => m.color === a.color).map((m) => ctx.control(m, t("bs.payFrom", { color: color(a.color) }))))),
+  h("div", { class: "standing", "data-standing": s.seat },
+    balance === null || balance === undefined ? t("bs.balanceHidden") : t("bs.balance", { balance: num(balance) })));
 }
 
 export function render(ctx) {
   const v = ctx.view;
-  return [h("div", { class: "row" }, auction(ctx, v)), lots(ctx, v), ring(v), accounts(ctx, v)];
+  const mine = v.seats.filter((s) => s.seat === ctx.seat);
+  const others = v.seats.filter((s) => s.seat !== ctx.seat);
+  return [
+    h("div", { class: "row" }, auction(ctx, v), mine.map((s) => account(ctx, v, s))),
+    lots(ctx, v), ring(v),
+    h("div", { class: "row", "aria-label": t("bs.accounts") }, others.map((s) => account(ctx, v, s)),
+      v.ghost ? h("div", { class: "panel" }, h("h3", {}, t("bs.ghost")), cube(v.ghost)) : null),
+  ];
 }
 
 export const SENTENCES = {
-  round_started: (d, t) => `Round ${d.round}: ${t.name(d.roller)} rolled ${d.die}; the broker moves to space ${d.space + 1}.`,
-  loan: (d, t) => `${t.name(d.seat)} took a loan on ${d.color} and received ${d.received}.`,
-  loans_done: (d, t) => `${t.name(d.seat)} takes no more loans.`,
-  bid: (d, t) => `${t.name(d.seat)} bid ${d.amount}.`,
-  passed: (d, t) => `${t.name(d.seat)} passed.`,
-  auction_won: (d, t) => `${t.name(d.seat)} won the auction for ${d.price}.`,
-  paid: (d, t) => `${t.name(d.seat)} paid ${d.amount} from ${d.color}.`,
-  placed: (d, t) => `${t.name(d.seat)} placed a ${d.color} cube on ${d.lot}.`,
-  cubes_removed: (d) => `Cubes removed: ${d.cubes.join(", ")}.`,
-  lot_sold: (d, t) => `${d.lot} goes to ${d.color}${d.seat !== null ? ` (${t.name(d.seat)})` : ""}.`,
-  lot_void: (d) => `${d.lot} is void: no colour leads.`,
-  game_over: (d, t) => `Game over: ${d.scores.map((s, seat) => `${t.name(seat)} ${num(s)}`).join(", ")}.`,
+  round_started: (d, x) => t("bs.log.round_started", { round: d.round, name: x.name(d.roller), die: d.die, space: d.space + 1 }),
+  loan: (d, x) => t("bs.log.loan", { name: x.name(d.seat), color: color(d.color), received: d.received }),
+  loans_done: (d, x) => t("bs.log.loans_done", { name: x.name(d.seat) }),
+  bid: (d, x) => t("bs.log.bid", { name: x.name(d.seat), amount: d.amount }),
+  passed: (d, x) => t("bs.log.passed", { name: x.name(d.seat) }),
+  auction_won: (d, x) => t("bs.log.auction_won", { name: x.name(d.seat), price: d.price }),
+  paid: (d, x) => t("bs.log.paid", { name: x.name(d.seat), amount: d.amount, color: color(d.color) }),
+  placed: (d, x) => t("bs.log.placed", { name: x.name(d.seat), color: color(d.color), lot: d.lot }),
+  cubes_removed: (d) => t("bs.log.cubes_removed", { list: d.cubes.map(color).join(", ") }),
+  lot_sold: (d, x) => t(d.seat !== null ? "bs.log.lot_sold_seat" : "bs.log.lot_sold",
+    { lot: d.lot, color: color(d.color), name: d.seat !== null ? x.name(d.seat) : "" }),
+  lot_void: (d) => t("bs.log.lot_void", { lot: d.lot }),
+  game_over: (d, x) => t("log.game_over", { scores: d.scores.map((s, seat) => `${x.name(seat)} ${num(s)}`).join(", ") }),
 };
+
+/** The book's final reckoning: lot values plus cash minus 10 million per debit card. */
+export function breakdown(b) {
+  return t("bs.breakdown", { lots: b.lots.length ? b.lots.join(", ") : t("bs.noLots"), values: b.lot_values,
+    cash: b.cash, debt: b.debt, balance: b.balance }) + (b.qualified ? "" : ` · ${t("bs.notQualified")}`);
+}

@@ -1,63 +1,105 @@
 // Dice Party: every party as dice by type, the current roll with its pips, supplies and wallets.
+// Its terms are the German rulebook's (Partylöwe, Party People, Mobs, Eskalation).
 
 import { h } from "../dom.js";
+import { t } from "../i18n.js";
 
-const KINDS = [["party_people", "Party People", "P"], ["vips", "VIPs", "V"], ["mobs", "Mobs", "M"]];
+const KINDS = [["party_people", "P"], ["vips", "V"], ["mobs", "M"]];
 const FACES = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
-const die = (pips, kind) => h("span", { class: "die", "aria-label": `${kind} showing ${pips}`, title: `${kind} ${pips}` },
-  FACES[pips] ?? pips);
+const kind = (key) => t(`dp.kind.${key}`);
+const die = (pips, key) => h("span", { class: "die", role: "img", "aria-label": t("dp.dieShowing", { kind: kind(key), pips }),
+  title: `${kind(key)} ${pips}` }, FACES[pips] ?? pips);
+const condition = (c) => (c ? t(`dp.cond.${c}`) : t("dp.cond.none"));
+
+/** The decision with a number (rob wallets, provoke VIPs): choose how many, or skip it with one click. */
+function decide(ctx, type, what) {
+  return ctx.movesOf(type).flatMap((m) => {
+    ctx.claim([m]);
+    const most = m.count.max;
+    const controls = [];
+    if (most > 0) {
+      const control = ctx.control(m, t(`dp.${type}.do`, { max: most }), { title: t(`dp.${type}.what`) });
+      const field = control.querySelector("input");
+      if (field) field.value = most; // choosing to do it: all by default, fewer by typing
+      controls.push(control);
+    }
+    if (m.count.min === 0) {
+      controls.push(ctx.control({ ...m, count: 0 }, t(`dp.${type}.skip`), { class: "move skip", "data-skip": type }));
+    }
+    return [h("p", { class: "small" }, what), ...controls];
+  });
+}
 
 function roll(ctx, v) {
   if (!v.roll) return null;
   const g = v.growth;
-  return h("div", { class: "panel", "aria-label": "The roll" },
-    h("div", { class: "label" }, `Round ${v.round} · ${ctx.name(v.turn)} rolled${v.phase ? ` · now: ${v.phase.replaceAll("_", " ")}` : ""}`),
-    KINDS.map(([key, label, letter]) => h("div", {}, h("strong", {}, `${letter} ${label}: `),
-      v.roll[key].length ? v.roll[key].map((p) => die(p, label)) : h("span", { class: "small" }, "none"),
+  return h("div", { class: "panel", "aria-label": t("dp.theRoll") },
+    h("div", { class: "label" }, t("dp.rolled", { round: v.round, name: ctx.name(v.turn) }),
+      v.phase ? ` · ${ctx.phase(v.phase)}` : ""),
+    KINDS.map(([key, letter]) => h("div", {}, h("strong", {}, `${letter} ${kind(key)}: `),
+      v.roll[key].length ? v.roll[key].map((p) => die(p, key)) : h("span", { class: "small" }, t("dp.none")),
       v.roll[key].length ? h("span", { class: "small" }, ` (${v.roll[key].join(", ")})`) : null)),
-    v.mobs_to_send ? h("div", {}, `${v.mobs_to_send} Mobs to send: choose a party below.`) : null,
+    v.mobs_to_send ? h("div", {}, t("dp.mobsToSend", { n: v.mobs_to_send })) : null,
     h("div", { class: "controls" },
-      ctx.movesOf("steal").map((m) => ctx.control(m, "Rob wallets (Party People showing 6)")),
-      ctx.movesOf("provoke").map((m) => ctx.control(m, "Provoke VIPs (4+)")),
+      decide(ctx, "steal", t("dp.steal.what")),
+      decide(ctx, "provoke", t("dp.provoke.what")),
       ctx.movesOf("grow").map((m) => ctx.control(m, g
-        ? `Grow: option ${m.option} (${g[m.option].joined} ${g[m.option].kind.replaceAll("_", " ")} join)`
-        : `Grow: option ${m.option}`))));
+        ? t("dp.grow", { option: m.option, n: g[m.option].joined, kind: kind(g[m.option].kind) })
+        : t("dp.growOption", { option: m.option })))));
 }
 
 function parties(ctx, v) {
   const send = ctx.movesOf("send_mobs");
   return h("div", { class: "dp-parties" }, v.parties.map((party, seat) => h("div",
-    { class: `panel${seat === ctx.seat ? " you" : ""}`, "aria-label": `${ctx.name(seat)}'s party` },
-    h("h3", {}, ctx.name(seat), seat === v.turn ? " ▶" : "", v.out[seat] ? " (out)" : ""),
-    KINDS.map(([key, label, letter]) => h("div", { class: "tally" }, h("span", {}, `${letter} ${label}`),
-      h("strong", {}, `${party[key]} `, h("span", { class: "small" }, `(supply ${v.supplies[seat][key]})`)))),
-    h("div", { class: "small" }, `wallets ${v.wallets[seat]} · escalations ${v.escalations[seat]} · `
-      + `rounds won ${v.standings[seat].round_wins}`),
-    send.filter((m) => m.opponent === seat).map((m) => ctx.control(m, `Send Mobs to ${ctx.name(seat)}`)))));
+    { class: `panel${seat === ctx.seat ? " you" : ""}`, "aria-label": t("dp.partyOf", { name: ctx.name(seat) }) },
+    h("h3", {}, ctx.name(seat), seat === v.turn ? " ▶" : "", v.out[seat] ? ` (${t("dp.out")})` : ""),
+    KINDS.map(([key, letter]) => h("div", { class: "tally" }, h("span", {}, `${letter} ${kind(key)}`),
+      h("strong", {}, `${party[key]} `, h("span", { class: "small" }, t("dp.supply", { n: v.supplies[seat][key] }))))),
+    h("div", { class: "small" }, t("dp.standing", { wallets: v.wallets[seat], esc: v.escalations[seat],
+      wins: v.standings[seat].round_wins })),
+    v.standings[seat].conditions?.length ? h("div", { class: "small" }, t("dp.conditionsWon",
+      { list: v.standings[seat].conditions.map(condition).join(", ") })) : null,
+    send.filter((m) => m.opponent === seat).map((m) => ctx.control(m, t("dp.sendTo", { name: ctx.name(seat) }))))));
 }
 
 export function render(ctx) {
   const v = ctx.view;
   return [roll(ctx, v), parties(ctx, v),
-    v.results.length ? h("div", { class: "small" }, "Rounds: ", v.results.map((r) =>
-      `round ${r.round} to ${ctx.names(r.winners)} (${r.condition})`).join("; ")) : null];
+    v.results.length ? h("div", { class: "small" }, t("dp.rounds"), " ", v.results.map((r) =>
+      t("dp.roundTo", { round: r.round, names: ctx.names(r.winners), cond: condition(r.condition) })).join("; ")) : null];
 }
 
+const rollWords = (roll) => KINDS.map(([k]) => `${kind(k)} ${roll[k].join(", ") || t("dp.none")}`).join("; ");
+
 export const SENTENCES = {
-  round_started: (d, t) => `Round ${d.round} begins; ${t.name(d.starter)} starts.`,
-  rolled: (d, t) => `${t.name(d.seat)} rolled ` + KINDS.map(([k, label]) => `${label} ${d.roll[k].join(", ") || "none"}`).join("; ") + ".",
-  stole: (d, t) => (d.count ? `${t.name(d.seat)} robbed ${d.count} wallet${d.count > 1 ? "s" : ""}.` : `${t.name(d.seat)} robbed no wallet.`),
-  provoked: (d, t) => `${t.name(d.seat)} provoked ${d.count} VIP${d.count === 1 ? "" : "s"}.`,
-  mobs_sent: (d, t) => `${t.name(d.seat)} sent ${d.count} Mob${d.count === 1 ? "" : "s"} to ${t.name(d.opponent)}.`,
-  grew: (d, t) => `${t.name(d.seat)}'s party grew: ${d.joined} ${d.kind.replaceAll("_", " ")} joined`
-    + (d.mobs ? `, and ${d.mobs} Mobs came along.` : "."),
-  no_growth: (d, t) => `${t.name(d.seat)}'s party did not grow.`,
-  escalated: (d, t) => `${t.name(d.seat)}'s party escalated (${d.mob_pips} Mob pips against ${d.guest_pips}).`,
-  millionaire: (d, t) => `${t.name(d.seat)} is a millionaire.`,
-  millionaire_again: (d, t) => `${t.name(d.seat)} is a millionaire again.`,
-  player_out: (d, t) => `${t.name(d.seat)} is out after ${d.escalations} escalations.`,
-  turn_skipped: (d, t) => `${t.name(d.seat)}'s turn is skipped: the party is empty.`,
-  stalemate: (d, t) => `Stalemate between ${t.names(d.seats)}.`,
-  round_won: (d, t) => `Round ${d.round} won by ${t.names(d.winners)} (${d.condition}).`,
-  game_over: (d, t) => `Game over: ${t.names(d.winners)} won.`,
+  round_started: (d, x) => t("dp.log.round_started", { round: d.round, name: x.name(d.starter) }),
+  rolled: (d, x) => t("dp.log.rolled", { name: x.name(d.seat), roll: rollWords(d.roll) }),
+  stole: (d, x) => (d.count ? t("dp.log.stole", { name: x.name(d.seat), n: d.count }) : t("dp.log.stole_none", { name: x.name(d.seat) })),
+  provoked: (d, x) => (d.count ? t("dp.log.provoked", { name: x.name(d.seat), n: d.count })
+    : t("dp.log.provoked_none", { name: x.name(d.seat) })),
+  mobs_sent: (d, x) => t("dp.log.mobs_sent", { name: x.name(d.seat), n: d.count, to: x.name(d.opponent) }),
+  grew: (d, x) => t(d.mobs ? "dp.log.grew_mobs" : "dp.log.grew", { name: x.name(d.seat), n: d.joined, kind: kind(d.kind), mobs: d.mobs }),
+  no_growth: (d, x) => t("dp.log.no_growth", { name: x.name(d.seat) }),
+  escalated: (d, x) => t("dp.log.escalated", { name: x.name(d.seat), mob: d.mob_pips, guest: d.guest_pips }),
+  millionaire: (d, x) => t("dp.log.millionaire", { name: x.name(d.seat) }),
+  millionaire_again: (d, x) => t("dp.log.millionaire_again", { name: x.name(d.seat) }),
+  player_out: (d, x) => t("dp.log.player_out", { name: x.name(d.seat), n: d.escalations }),
+  turn_skipped: (d, x) => t("dp.log.turn_skipped", { name: x.name(d.seat) }),
+  stalemate: (d, x) => t("dp.log.stalemate", { names: x.names(d.seats) }),
+  round_won: (d, x) => t("dp.log.round_won", { round: d.round, names: x.names(d.winners), cond: condition(d.condition) }),
+  game_over: (d, x) => t("dp.log.game_over", { names: x.names(d.winners) }),
 };
+
+/** The result in words: how the round (or the Partylöwe title) was won, and what each party was left with. */
+export function breakdown(b) {
+  if ("conditions" in b) { // the full game
+    return [b.crowned ? t("dp.bd.crowned") : null,
+      t("dp.bd.conditions", { list: b.conditions.length ? b.conditions.map(condition).join(", ") : t("dp.none") }),
+      t("dp.bd.roundWins", { n: b.round_wins }), t("dp.bd.escalations", { n: b.escalations }),
+      b.out ? t("dp.bd.out") : null].filter(Boolean).join(" · ");
+  }
+  return [b.won ? t("dp.bd.won", { cond: condition(b.condition) }) : t("dp.bd.lost"),
+    b.escalated ? t("dp.bd.escalated") : null,
+    t("dp.bd.wallets", { n: b.wallets }),
+    t("dp.bd.party", { p: b.party.party_people, v: b.party.vips, m: b.party.mobs })].filter(Boolean).join(" · ");
+}

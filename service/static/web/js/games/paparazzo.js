@@ -2,57 +2,62 @@
 // neighbour showed you, and the offers going round.
 
 import { h, num } from "../dom.js";
+import { has, t } from "../i18n.js";
 import { moveKey } from "../moves.js";
+
+const celebName = (letter, celebs) => (has(`pz.celeb.${letter}`) ? t(`pz.celeb.${letter}`) : celebs?.[letter]?.name ?? "");
 
 const chosen = new Set(); // cards picked to show, kept across redraws until shown
 
-const cardLabel = (c, celebs) => `${c.celebrity} · ${celebs[c.celebrity]?.name ?? ""}`;
+const cardLabel = (c, celebs) => `${c.celebrity} · ${celebName(c.celebrity, celebs)}`;
 
 function photo(c, celebs, attrs = {}) {
   return h("span", { class: "card", ...attrs }, h("strong", {}, `▣ ${c.celebrity}`),
-    h("span", { class: "small" }, celebs[c.celebrity]?.name ?? ""));
+    h("span", { class: "small" }, celebName(c.celebrity, celebs)));
 }
 
 function chronicle(ctx, v) {
   const sell = ctx.movesOf("sell_to_stunk");
-  return h("div", { class: "panel", "aria-label": "The Skandalchronik" }, h("div", { class: "label" }, "Skandalchronik"),
-    h("table", {}, h("tr", {}, h("th", {}, "celebrity"), h("th", {}, "photos published"), h("th", {}, "value"), h("th", {}, "")),
+  return h("div", { class: "panel", "aria-label": t("pz.chronicle") }, h("div", { class: "label" }, t("pz.chronicleLabel")),
+    h("table", {}, h("tr", {}, h("th", {}, t("pz.celebrity")), h("th", {}, t("pz.published")), h("th", {}, t("pz.worth")), h("th", {}, t("pz.notes"))),
       v.celebrities.map((c) => h("tr", {},
-        h("th", { scope: "row" }, `${c.celebrity} `, h("span", { class: "small" }, c.name)),
-        h("td", { "aria-label": `${c.photos} photos` }, "●".repeat(c.photos) + "○".repeat(Math.max(0, 5 - c.photos))),
+        h("th", { scope: "row" }, `${c.celebrity} `, h("span", { class: "small" }, celebName(c.celebrity))),
+        h("td", {}, h("span", { role: "img", "aria-label": t("pz.photos", { n: c.photos }) },
+          "●".repeat(c.photos) + "○".repeat(Math.max(0, 5 - c.photos)))),
         h("td", {}, num(c.value)),
-        h("td", {}, !c.in_play ? "career ruined" : c.ex ? "EX (worth nothing)" : "", c.sold_to_stunk ? " sold to Stunk" : "",
-          sell.filter((m) => m.celebrity === c.celebrity).map((m) => ctx.control(m, `Sell ${c.celebrity} to Stunk`)))))));
+        h("td", {}, !c.in_play ? t("pz.removed") : c.ex ? t("pz.ex") : "", c.sold_to_stunk ? ` ${t("pz.soldToStunk")}` : "",
+          sell.filter((m) => m.celebrity === c.celebrity).map((m) => ctx.control(m, t("pz.sell", { c: c.celebrity }),
+            { title: t("pz.sellWhat", { value: num(c.value) }) })))))));
 }
 
 function market(ctx, v, celebs) {
-  return h("div", { class: "panel", "aria-label": "The three face-up photos" }, h("div", { class: "label" }, "Face-up photos"),
+  return h("div", { class: "panel", "aria-label": t("pz.market") }, h("div", { class: "label" }, t("pz.faceUp")),
     h("div", { class: "row" }, v.market.map((c, slot) => {
       const select = ctx.movesOf("select", (m) => m.slot === slot)[0];
-      if (!c) return h("span", { class: "card" }, `slot ${slot + 1} empty`);
+      if (!c) return h("span", { class: "card" }, t("pz.slotEmpty", { n: slot + 1 }));
       if (select) {
-        return ctx.control(select, [h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, `offer slot ${slot + 1}`)],
-          { class: "card", "aria-label": `Offer the photo in slot ${slot + 1}: ${cardLabel(c, celebs)}` });
+        return ctx.control(select, [h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, t("pz.offerSlot", { n: slot + 1 }))],
+          { class: "card", title: cardLabel(c, celebs) });
       }
-      return photo(c, celebs, { "aria-label": `Slot ${slot + 1}: ${cardLabel(c, celebs)}` });
+      return photo(c, celebs, { title: t("pz.slot", { n: slot + 1 }) });
     })));
 }
 
 function lot(ctx, v, celebs) {
   const l = v.lot;
   if (!l) return null;
-  const offers = l.offers.map((o) => h("li", {}, `${ctx.name(o.seat)}: `, o.amount === null ? "passed" : num(o.amount)));
-  return h("div", { class: "panel", "aria-label": "The photo on offer" },
-    h("div", { class: "label" }, `On offer: slot ${l.slot + 1}, mediator ${ctx.name(v.mediator)}`),
+  const offers = l.offers.map((o) => h("li", {}, `${ctx.name(o.seat)}: `, o.amount === null ? t("pz.passed") : num(o.amount)));
+  return h("div", { class: "panel", "aria-label": t("pz.onOfferPanel") },
+    h("div", { class: "label" }, t("pz.onOffer", { n: l.slot + 1, name: ctx.name(v.mediator) })),
     h("div", { class: "row" }, l.card ? photo(l.card, celebs) : null,
-      h("div", {}, h("div", {}, `minimum ${num(l.minimum)}`, l.high !== null ? ` · high offer ${num(l.high)} by ${ctx.name(l.high_seat)}` : ""),
-        offers.length ? h("ul", {}, offers) : h("div", { class: "small" }, "no offers yet"),
-        l.declined.length ? h("div", { class: "small" }, `declined: ${ctx.names(l.declined)}`) : null)),
+      h("div", {}, h("div", {}, t("pz.minimum", { n: num(l.minimum) }), l.high !== null ? ` · ${t("pz.highOffer", { n: num(l.high), name: ctx.name(l.high_seat) })}` : ""),
+        offers.length ? h("ul", {}, offers) : h("div", { class: "small" }, t("pz.noOffers")),
+        l.declined.length ? h("div", { class: "small" }, t("pz.declinedBy", { names: ctx.names(l.declined) })) : null)),
     h("div", { class: "controls" },
-      ctx.movesOf("offer").map((m) => ctx.control(m, "Offer")),
-      ctx.movesOf("pass").map((m) => ctx.control(m, "Pass")),
-      ctx.movesOf("buy").map((m) => ctx.control(m, `Buy at ${num(l.high ?? l.minimum)}`)),
-      ctx.movesOf("decline").map((m) => ctx.control(m, "Decline"))));
+      ctx.movesOf("offer").map((m) => ctx.control(m, t("pz.offer"), { title: t("pz.offerWhat") })),
+      ctx.movesOf("pass").map((m) => ctx.control(m, t("pz.pass"))),
+      ctx.movesOf("buy").map((m) => ctx.control(m, t("pz.buyAt", { n: num(l.high ?? l.minimum) }))),
+      ctx.movesOf("decline").map((m) => ctx.control(m, t("pz.decline")))));
 }
 
 function hand(ctx, v, celebs) {
@@ -63,13 +68,13 @@ function hand(ctx, v, celebs) {
   const cards = (v.hand || []).map((c) => {
     const placing = place.find((m) => m.card === c.id);
     if (placing) {
-      return ctx.control(placing, [h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, "place it")],
-        { class: "card", "aria-label": `Place ${cardLabel(c, celebs)} in the empty slot` });
+      return ctx.control(placing, [h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, t("pz.placeIt"))],
+        { class: "card", title: cardLabel(c, celebs) });
     }
     if (!show.length) return photo(c, celebs);
     const button = h("button", { type: "button", class: "card", "aria-pressed": String(chosen.has(c.id)),
-      "aria-label": `Choose ${cardLabel(c, celebs)} to show`, "data-card": c.id },
-    h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, celebs[c.celebrity]?.name ?? ""));
+      title: t("pz.chooseToShow"), "data-card": c.id },
+    h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, celebName(c.celebrity, celebs)));
     button.addEventListener("click", () => {
       chosen.has(c.id) ? chosen.delete(c.id) : chosen.add(c.id);
       button.setAttribute("aria-pressed", String(chosen.has(c.id)));
@@ -79,36 +84,34 @@ function hand(ctx, v, celebs) {
     return button;
   });
   const showControl = (move) => {
-    if (move) return ctx.control(move, "Show these cards to your neighbour");
-    return h("button", { type: "button", disabled: true }, `Choose ${need} cards to show (${chosen.size} chosen)`);
+    if (move) return ctx.control(move, t("pz.show"));
+    return h("button", { type: "button", disabled: true }, t("pz.chooseN", { need, n: chosen.size }));
   };
   let showButton = show.length ? showControl(show.find((m) => moveKey([...m.cards].sort()) === moveKey([...chosen].sort()))) : null;
   if (!show.length) chosen.clear();
-  return h("div", { class: "panel you", "aria-label": "Your hand" },
-    h("div", { class: "label" }, `Your hand · cash ${num(v.cash[ctx.seat])}`),
-    h("div", { class: "row" }, cards.length ? cards : h("span", { class: "small" }, "no cards")), showButton);
+  return h("div", { class: "panel you mine-first", "aria-label": t("pz.yourHand") },
+    h("div", { class: "label" }, t("pz.handCash", { cash: num(v.cash[ctx.seat]) })),
+    h("div", { class: "row" }, cards.length ? cards : h("span", { class: "small" }, t("pz.noCards"))), showButton);
 }
 
 function seats(ctx, v, celebs) {
   return h("div", { class: "row" }, v.owned.map((owned, seat) => h("div",
-    { class: `panel${seat === ctx.seat ? " you" : ""}`, "aria-label": `${ctx.name(seat)}'s table` },
-    h("h3", {}, ctx.name(seat), v.to_act.includes(seat) ? " ▶" : "", seat === v.mediator ? " (mediator)" : ""),
-    h("div", { class: "small" }, `cash ${v.cash[seat] === null ? "hidden" : num(v.cash[seat])} · ${v.hand_sizes[seat]} cards in hand`
-      + ` · penalties ${num(v.penalties[seat])} · total ${num(v.totals[seat])}`),
-    // every payment is made in front of the table: what each seat paid and received this hand is public
-    h("div", { class: "small", "data-ledger": "" }, `this hand: paid ${num(v.paid[seat])} · received ${num(v.received[seat])}`),
+    { class: `panel${seat === ctx.seat ? " you" : ""}`, "aria-label": t("pz.tableOf", { name: ctx.name(seat) }) },
+    h("h3", {}, ctx.name(seat), v.to_act.includes(seat) ? " ▶" : "", seat === v.mediator ? ` (${t("pz.mediator")})` : ""),
+    h("div", { class: "small" }, t("pz.seatLine", { cash: v.cash[seat] === null ? t("pz.hidden") : num(v.cash[seat]),
+      n: v.hand_sizes[seat], penalties: num(v.penalties[seat]), total: num(v.totals[seat]) })),
     h("div", { class: "row" }, owned.map((c) => photo(c, celebs))))));
 }
 
 export function render(ctx) {
   const v = ctx.view;
   const celebs = Object.fromEntries(v.celebrities.map((c) => [c.celebrity, c]));
-  const seen = v.seen && h("div", { class: "panel", "aria-label": "What your neighbour showed you" },
-    h("div", { class: "label" }, `${ctx.name(v.seen.seat)} showed you`),
+  const seen = v.seen && h("div", { class: "panel", "aria-label": t("pz.seenPanel") },
+    h("div", { class: "label" }, t("pz.showedYou", { name: ctx.name(v.seen.seat) })),
     h("div", { class: "row" }, v.seen.cards.map((c) => photo(c, celebs))));
-  const shown = v.shown?.length ? h("div", { class: "small" }, `You showed: ${v.shown.map((c) => c.celebrity).join(", ")}`) : null;
+  const shown = v.shown?.length ? h("div", { class: "small" }, t("pz.youShowed", { list: v.shown.map((c) => c.celebrity).join(", ") })) : null;
   return [
-    h("div", { class: "small" }, `Hand ${v.hand_no} of ${v.hand_count} · ${v.phase} · ${v.deck_size} cards in the deck`),
+    h("div", { class: "small" }, t("pz.handLine", { no: v.hand_no, count: v.hand_count, phase: ctx.phase(v.phase), deck: v.deck_size })),
     h("div", { class: "row" }, market(ctx, v, celebs), lot(ctx, v, celebs)),
     ctx.seat !== null ? hand(ctx, v, celebs) : null, seen, shown,
     chronicle(ctx, v),
@@ -116,26 +119,36 @@ export function render(ctx) {
   ];
 }
 
-const photoWords = (c) => `a photo of ${c.celebrity}`;
+const photoWords = (c) => t("pz.photoOf", { c: c.celebrity });
+const scoresOf = (list, x) => list.map((v, s) => `${x.name(s)} ${num(v)}`).join(", ");
 
 export const SENTENCES = {
-  hand_started: (d, t) => `Hand ${d.hand} begins; ${t.name(d.starter)} starts.`,
-  dealt: (d) => `You were dealt ${d.cards.map((c) => c.celebrity).join(", ")}.`,
-  rumors_chosen: (d, t) => `${t.name(d.seat)} chose the cards to show.`,
-  rumors: (d, t) => `${t.name(d.seat)} showed you ${d.cards.map((c) => c.celebrity).join(", ")}.`,
-  selected: (d, t) => `${t.name(d.seat)} offers ${photoWords(d.card)} from slot ${d.slot + 1}, minimum ${num(d.minimum)}.`,
-  offered: (d, t) => `${t.name(d.seat)} offered ${num(d.amount)}.`,
-  passed: (d, t) => `${t.name(d.seat)} passed.`,
-  price_set: (d, t) => `The price is ${num(d.price)}, offered by ${t.name(d.seat)}.`,
-  declined: (d, t) => `${t.name(d.seat)} declined to buy.`,
-  bought: (d, t) => `${t.name(d.seat)} bought ${photoWords(d.card)} for ${num(d.price)}${d.forced ? " (forced)" : ""}.`,
-  commission: (d, t) => `${t.name(d.seat)} earned a commission of ${num(d.amount)}.`,
-  placed: (d, t) => `${t.name(d.seat)} placed ${photoWords(d.card)} in slot ${d.slot + 1}; ${d.celebrity ?? d.card.celebrity} is now worth ${num(d.value)}.`,
-  penalty: (d, t) => `${t.name(d.seat)} pays a penalty of ${num(d.amount)} (total ${num(d.total)}).`,
-  taken_free: (d, t) => `${t.name(d.seat)} took ${photoWords(d.card)} for free.`,
-  sold_to_stunk: (d, t) => `${t.name(d.seat)} sold ${photoWords(d.card)} to Stunk for ${num(d.value)}.`,
-  slot_left_empty: (d, t) => `${t.name(d.seat)} left slot ${d.slot + 1} empty.`,
-  careers_ruined: (d) => `Careers ruined: ${d.celebrities.join(", ")}.`,
-  hand_scored: (d, t) => `Hand ${d.hand} scored: ${d.result.map((r, s) => `${t.name(s)} ${num(r.worth)}`).join(", ")}.`,
-  game_over: (d, t) => `Game over: ${d.scores.map((s, seat) => `${t.name(seat)} ${num(s)}`).join(", ")}.`,
+  hand_started: (d, x) => t("pz.log.hand_started", { hand: d.hand, name: x.name(d.starter) }),
+  dealt: (d) => t("pz.log.dealt", { list: d.cards.map((c) => c.celebrity).join(", ") }),
+  rumors_chosen: (d, x) => t("pz.log.rumors_chosen", { name: x.name(d.seat) }),
+  rumors: (d, x) => t("pz.log.rumors", { name: x.name(d.seat), list: d.cards.map((c) => c.celebrity).join(", ") }),
+  selected: (d, x) => t("pz.log.selected", { name: x.name(d.seat), photo: photoWords(d.card), n: d.slot + 1, min: num(d.minimum) }),
+  offered: (d, x) => t("pz.log.offered", { name: x.name(d.seat), amount: num(d.amount) }),
+  passed: (d, x) => t("pz.log.passed", { name: x.name(d.seat) }),
+  price_set: (d, x) => t("pz.log.price_set", { price: num(d.price), name: x.name(d.seat) }),
+  declined: (d, x) => t("pz.log.declined", { name: x.name(d.seat) }),
+  bought: (d, x) => t(d.forced ? "pz.log.bought_forced" : "pz.log.bought", { name: x.name(d.seat), photo: photoWords(d.card), price: num(d.price) }),
+  commission: (d, x) => t("pz.log.commission", { name: x.name(d.seat), amount: num(d.amount) }),
+  placed: (d, x) => t("pz.log.placed", { name: x.name(d.seat), photo: photoWords(d.card), n: d.slot + 1,
+    c: d.celebrity ?? d.card.celebrity, value: num(d.value) }),
+  penalty: (d, x) => t("pz.log.penalty", { name: x.name(d.seat), amount: num(d.amount), total: num(d.total) }),
+  taken_free: (d, x) => t("pz.log.taken_free", { name: x.name(d.seat), photo: photoWords(d.card) }),
+  sold_to_stunk: (d, x) => t("pz.log.sold_to_stunk", { name: x.name(d.seat), photo: photoWords(d.card), value: num(d.value) }),
+  slot_left_empty: (d, x) => t("pz.log.slot_left_empty", { name: x.name(d.seat), n: d.slot + 1 }),
+  careers_ruined: (d) => t("pz.log.careers_ruined", { list: d.celebrities.join(", ") }),
+  hand_scored: (d, x) => t("pz.log.hand_scored", { hand: d.hand, scores: scoresOf(d.result.map((r) => r.worth), x) }),
+  game_over: (d, x) => t("log.game_over", { scores: scoresOf(d.scores, x) }),
 };
+
+/** The Reckoning in words: per hand, cash + photos + bonus − penalties = worth. */
+export function breakdown(b) {
+  const hands = b.hands.map((r, i) => t("pz.bd.hand", { no: i + 1, cash: num(r.cash), photos: num(r.photo_value),
+    list: Object.entries(r.photos).map(([c, n]) => `${c}×${n}`).join(" ") || t("pz.bd.none"),
+    bonus: num(r.bonus), penalties: num(r.penalties), worth: num(r.worth) }));
+  return hands.length > 1 ? `${hands.join("; ")}; ${t("pz.bd.total", { total: num(b.total) })}` : hands.join("");
+}

@@ -1,59 +1,83 @@
-// Picture Perfect: the mat and its table, the envelopes you may see, the exchange card, bids,
-// the final placement square by square, and at the end each seat's photo (the referee's SVG).
+// Picture Perfect: the mat and its table, the envelopes you may see (each guest with its traits), the
+// exchange card, bids, the final placement square by square, and at the end each seat's photo (the
+// referee's SVG), which opens large.
 
 import { h, num } from "../dom.js";
+import { has, t } from "../i18n.js";
 
 let picking = null; // the guest chosen for the next placement, kept across redraws
+let guests = {}; // id -> the view's guest record (name, height, gender, face), for names in sentences
 
-const LABELS = {
-  vip: "Make VIP", keep: "Keep", peek: "Peek", take: "Take", return: "Return", steal: "Steal", deposit: "Deposit",
-  offer: "Offer", pay: "Pay", sell: "Sell", buy: "Buy", pass: "Pass", ready: "Ready", done: "Done: my photo is set",
-};
+const LABELS = ["vip", "keep", "peek", "take", "return", "steal", "deposit", "offer", "pay", "sell", "buy", "pass",
+  "ready", "done"];
+const label = (type) => (LABELS.includes(type) ? t(`pp.move.${type}`) : type);
+
+/** A guest's name in the page's language ("the Little Boy" -> "Little Boy"); never a raw id. */
+export function guestName(id) {
+  if (!id) return t("pp.nobody");
+  return has(`pp.guest.${id}`) ? t(`pp.guest.${id}`) : guests[id]?.name ?? id;
+}
+
+/** What the rules say about a guest's figure: man or woman, tall, short or low, face shown or not. */
+function traits(g) {
+  if (!g) return "";
+  return [g.gender ? t(`pp.gender.${g.gender}`) : t("pp.gender.none"), t(`pp.height.${g.height}`),
+    g.face ? t("pp.face.yes") : t("pp.face.no")].join(" · ");
+}
+
+function wish(c) {
+  const key = `pp.wish.${c.kind}`;
+  if (!has(key)) return c.text;
+  return t(key, { area: t(`pp.area.${c.area}`), guest: guestName(c.guest), gender: t(`pp.gender.a.${c.gender}`) });
+}
 
 function guestControls(ctx, guest) {
   return ctx.moves.filter((m) => m.guest === guest && m.type !== "place").map((m) => {
-    let label = LABELS[m.type] ?? m.type;
-    if (m.type === "gift") label = `Give to ${ctx.name(m.to)}`;
-    if (m.type === "offer" && m.price !== undefined) label = `Offer at ${m.price}`;
-    return ctx.control(m, label);
+    let text = label(m.type);
+    if (m.type === "gift") text = t("pp.giveTo", { name: ctx.name(m.to) });
+    if (m.type === "offer" && m.price !== undefined) text = t("pp.offerAt", { price: m.price });
+    return ctx.control(m, text);
   });
 }
 
-function envelope(ctx, v, guest, names) {
+function envelope(ctx, v, guest) {
   const wishes = (v.known?.[guest] || v.revealed?.[guest]);
   return h("div", { class: "panel", "data-guest": guest },
-    h("strong", {}, names[guest]), wishes?.vips ? ` ★ VIP ×${wishes.vips}` : "",
-    wishes ? h("ul", { class: "pp-wishes" }, wishes.cards.map((c) => h("li", {}, c.text)))
-      : h("div", { class: "small" }, "envelope closed"),
+    h("strong", {}, guestName(guest)), wishes?.vips ? ` ★ VIP ×${wishes.vips}` : "",
+    h("div", { class: "traits small", "data-traits": guest }, traits(guests[guest])),
+    wishes ? h("ul", { class: "pp-wishes" }, wishes.cards.map((c) => h("li", {}, wish(c))))
+      : h("div", { class: "small" }, t("pp.closed")),
     h("div", { class: "controls" }, guestControls(ctx, guest)));
 }
 
-function envelopes(ctx, v, names) {
+function envelopes(ctx, v) {
   return [
-    v.held.map((held, seat) => h("div", { class: `panel${seat === ctx.seat ? " you" : ""}`, "aria-label": `${ctx.name(seat)}'s envelopes` },
-      h("h3", {}, ctx.name(seat), v.to_act.includes(seat) ? " ▶" : "", ` · decorations ${v.decorations[seat]}`),
-      h("div", { class: "pp-envelopes" }, held.map((g) => envelope(ctx, v, g, names))))),
-    v.middle.length || v.fresh.length ? h("div", { class: "panel", "aria-label": "The middle of the table" },
-      h("h3", {}, "Middle of the table"),
-      h("div", { class: "pp-envelopes" }, [...v.middle, ...v.fresh].map((g) => envelope(ctx, v, g, names)))) : null,
+    v.held.map((held, seat) => h("div", { class: `panel${seat === ctx.seat ? " you mine-first" : ""}`,
+      "aria-label": t("pp.envelopesOf", { name: ctx.name(seat) }) },
+    h("h3", {}, ctx.name(seat), v.to_act.includes(seat) ? " ▶" : "", ` · ${t("pp.decorations", { n: v.decorations[seat] })}`),
+    h("div", { class: "pp-envelopes" }, held.map((g) => envelope(ctx, v, g))))),
+    v.middle.length || v.fresh.length ? h("div", { class: "panel", "aria-label": t("pp.middle") },
+      h("h3", {}, t("pp.middle")),
+      h("div", { class: "pp-envelopes" }, [...v.middle, ...v.fresh].map((g) => envelope(ctx, v, g)))) : null,
   ];
 }
 
-function exchange(ctx, v, names) {
+function exchange(ctx, v) {
   const p = v.pending || {};
   const auction = p.kind === "auction" ? h("div", {},
-    p.guest ? `Up for auction: ${names[p.guest]}` : "", p.price ? ` at ${p.price}` : "",
-    p.high ? ` · high bid ${p.high}${p.high_bidder !== null ? ` by ${ctx.name(p.high_bidder)}` : ""}` : "") : null;
-  return h("div", { class: "panel", "aria-label": "The exchange" },
-    h("div", { class: "label" }, `Round ${v.round} of ${v.rounds} · ${v.phase}`),
-    h("div", {}, v.exchange_title ? `Exchange card: ${v.exchange_title}` : "No exchange card turned",
-      ` · ${v.exchange_cards_left} cards left`),
+    p.guest ? t("pp.upForAuction", { name: guestName(p.guest) }) : "", p.price ? ` ${t("pp.at", { price: p.price })}` : "",
+    p.high ? ` · ${t("pp.highBid", { high: p.high })}${p.high_bidder !== null ? ` ${t("pp.by", { name: ctx.name(p.high_bidder) })}` : ""}` : "") : null;
+  const title = v.exchange ? (has(`pp.exchange.${v.exchange}`) ? t(`pp.exchange.${v.exchange}`) : v.exchange_title) : null;
+  return h("div", { class: "panel", "aria-label": t("pp.theExchange") },
+    h("div", { class: "label" }, t("pp.round", { round: v.round, rounds: v.rounds }), ` · ${ctx.phase(v.phase)}`),
+    h("div", {}, title ? t("pp.exchangeCard", { title }) : t("pp.noExchange"),
+      ` · ${t("pp.cardsLeft", { n: v.exchange_cards_left })}`),
     auction,
     h("div", { class: "controls" }, ["ready", "pass", "pay", "sell", "buy", "bid"]
-      .flatMap((t) => ctx.movesOf(t).map((m) => ctx.control(m, t === "bid" ? "Bid" : LABELS[t])))));
+      .flatMap((type) => ctx.movesOf(type).map((m) => ctx.control(m, type === "bid" ? t("pp.bid") : label(type))))));
 }
 
-function mat(ctx, v, names) {
+function mat(ctx, v) {
   const place = ctx.movesOf("place");
   ctx.claim(place);
   const toPlace = [...new Set(place.map((m) => m.guest))];
@@ -66,83 +90,128 @@ function mat(ctx, v, names) {
     for (let c = 1; c <= v.mat.cols; c += 1) {
       const key = `${r},${c}`;
       const move = picking && place.find((m) => m.guest === picking && m.row === r && m.col === c);
+      const text = t("pp.putHere", { name: guestName(picking) });
       squares.push(h("div", { class: `pp-square${table.has(key) ? " table" : ""}`, "data-square": key },
-        h("span", { class: "small" }, table.has(key) ? "table" : `row ${r}, col ${c}`),
-        at[key] ? h("strong", {}, names[at[key]]) : null,
-        move ? ctx.control(move, `Put ${names[picking]} here`, { "aria-label": `Put ${names[picking]} on row ${r}, column ${c}` }) : null));
+        h("span", { class: "small" }, table.has(key) ? t("pp.table") : t("pp.rowCol", { r, c })),
+        at[key] ? h("strong", {}, guestName(at[key])) : null,
+        move ? ctx.control(move, text, { "aria-label": `${text} (${t("pp.rowCol", { r, c })})` }) : null));
     }
   }
   const pickers = toPlace.map((g) => {
     const button = h("button", { type: "button", class: "card", "aria-pressed": String(g === picking), "data-pick": g },
-      names[g]);
+      h("strong", {}, guestName(g)), h("span", { class: "small" }, traits(guests[g])));
     button.addEventListener("click", () => {
       picking = g === picking ? null : g;
       button.dispatchEvent(new CustomEvent("redraw", { bubbles: true }));
     });
     return button;
   });
-  return h("div", { class: "panel", "aria-label": "The mat (row 1 nearest the camera, at the bottom)" },
-    h("div", { class: "label" }, "The mat · the camera is below row 1"),
-    pickers.length ? h("div", { class: "controls" }, h("span", {}, "Choose a guest to place: "), pickers) : null,
+  return h("div", { class: "panel", "aria-label": t("pp.mat") },
+    h("div", { class: "label" }, t("pp.matLabel")),
+    pickers.length ? h("div", { class: "controls" }, h("span", {}, t("pp.choosePlace")), pickers) : null,
     h("div", { class: "pp-mat" }, squares),
-    h("div", { class: "controls" }, ctx.movesOf("decorate").map((m) => ctx.control(m, `Decorate column ${m.column}`)),
-      ctx.movesOf("done").map((m) => ctx.control(m, LABELS.done))),
-    v.placement?.decor?.length ? h("div", { class: "small" }, `Decorated columns: ${v.placement.decor.join(", ")}`) : null);
+    h("div", { class: "controls" }, ctx.movesOf("decorate").map((m) => ctx.control(m, t("pp.decorate", { col: m.column }))),
+      ctx.movesOf("done").map((m) => ctx.control(m, label("done")))),
+    v.placement?.decor?.length ? h("div", { class: "small" }, t("pp.decorated", { list: v.placement.decor.join(", ") })) : null);
 }
 
 export function render(ctx) {
   const v = ctx.view;
-  const names = Object.fromEntries(v.guests.map((g) => [g.id, g.name]));
-  const board = h("div", { class: "row" }, exchange(ctx, v, names), mat(ctx, v, names));
-  return [board, envelopes(ctx, v, names)];
+  guests = Object.fromEntries(v.guests.map((g) => [g.id, g]));
+  const board = h("div", { class: "row" }, exchange(ctx, v), mat(ctx, v));
+  return [board, envelopes(ctx, v)];
+}
+
+/**
+ * "Done: my photo is set" cannot be taken back: when it leaves points on the table (nobody placed, or
+ * guests of yours left out, who then score nothing) the page asks first.
+ */
+export function confirm(move, ctx) {
+  if (move.type !== "done") return null;
+  const v = ctx.view;
+  const placed = Object.keys(v.placement?.guests || {});
+  if (!placed.length) return t("pp.confirmNobody");
+  const left = (v.held[ctx.seat] || []).filter((g) => !placed.includes(g));
+  return left.length ? t("pp.confirmLeft", { n: left.length, names: left.map(guestName).join(", ") }) : null;
 }
 
 export function finale({ snap, matchId, name }) {
-  return [h("h2", {}, "The photos"), h("div", { class: "photos" }, snap.seats.map((s) => h("figure", {},
-    h("img", { src: `/matches/${matchId}/photos/${s.seat}`, alt: `${name(s.seat)}'s photo of the wedding guests` }),
-    h("figcaption", {}, name(s.seat)))))];
+  const dialog = h("dialog", { class: "photo-large", "aria-label": t("pp.photoLarge") });
+  const open = (seat) => {
+    const close = h("button", { type: "button", class: "close" }, t("pp.close"));
+    close.addEventListener("click", () => dialog.close());
+    dialog.replaceChildren(h("figure", {}, h("img", { src: `/matches/${matchId}/photos/${seat}`,
+      alt: t("pp.photoOf", { name: name(seat) }) }), h("figcaption", {}, name(seat))), close);
+    dialog.showModal();
+    close.focus();
+  };
+  return [h("h2", {}, t("pp.photos")), h("div", { class: "photos" }, snap.seats.map((s) => {
+    const enlarge = h("button", { type: "button", class: "enlarge", "data-enlarge": s.seat,
+      "aria-label": t("pp.enlarge", { name: name(s.seat) }) },
+    h("img", { src: `/matches/${matchId}/photos/${s.seat}`, alt: t("pp.photoOf", { name: name(s.seat) }) }));
+    enlarge.addEventListener("click", () => open(s.seat));
+    return h("figure", {}, enlarge, h("figcaption", {}, name(s.seat), " · ",
+      h("a", { href: `/matches/${matchId}/photos/${s.seat}`, target: "_blank" }, t("pp.openFull"))));
+  })), dialog];
 }
 
 /** A seat's photo score: each placed guest's points, then decorations. */
 export function breakdown(b) {
-  const guests = Object.entries(b.guests || {}).filter(([, g]) => g.points)
-    .map(([id, g]) => `${guest(id)} ${g.points > 0 ? "+" : ""}${g.points}`);
-  return `guests ${b.guest_points} (${guests.join(", ") || "none scored"}); decorations ${b.decoration_points}; `
-    + `${b.placed} placed; total ${b.total}`;
+  const scored = Object.entries(b.guests || {}).filter(([, g]) => g.points)
+    .map(([id, g]) => `${guestName(id)} ${g.points > 0 ? "+" : ""}${g.points}`);
+  return t("pp.breakdown", { guests: b.guest_points, list: scored.join(", ") || t("pp.noneScored"),
+    decor: b.decoration_points, placed: b.placed, total: b.total });
 }
 
-const guest = (id) => (id ? id.replaceAll("_", " ") : "nobody");
+const names = (list) => list.map(guestName).join(", ");
+
+function choice(d, x) {
+  if ("gift" in d) return t("pp.log.choice_gift", { guest: guestName(d.gift), to: x.name(d.to) });
+  if ("place" in d) return t("pp.log.choice_place", { guest: guestName(d.place), r: d.row, c: d.col });
+  if ("decorate" in d) return t("pp.log.choice_decorate", { col: d.decorate });
+  return t("pp.log.your_choice", { what: Object.entries(d).map(([k, v]) => {
+    const what = has(`pp.choice.${k}`) ? t(`pp.choice.${k}`) : k;
+    const value = typeof v === "string" && v in guests ? guestName(v) : typeof v === "number" ? num(v)
+      : Array.isArray(v) ? v.map((g) => (g in guests ? guestName(g) : g)).join(", ") : v === null ? t("pp.nothing") : v;
+    return `${what}: ${value}`;
+  }).join(", ") });
+}
 
 export const SENTENCES = {
-  round_started: (d, t) => `Round ${d.round} begins; ${t.name(d.starter)} starts.`,
-  round_ended: (d) => `Round ${d.round} is over.`,
-  looked: (d) => `You looked into ${d.envelopes.map((e) => guest(e.guest)).join(", ")}.`,
-  vip_added: (d) => `${guest(d.guest)} is now a VIP (×${d.vips}).`,
-  ready: (d, t) => `${t.name(d.seat)} is ready.`,
-  exchange_revealed: (d) => `Round ${d.round}'s exchange card: ${d.title}.`,
-  your_choice: (d) => `Your secret choice: ${Object.entries(d).map(([k, v]) => `${k} ${v}`).join(", ")}.`,
-  chose: (d, t) => `${t.name(d.seat)} has chosen.`,
-  gifts_given: (d, t) => `Gifts: ${d.transfers.map((x) => `${t.name(x.from)} gave ${guest(x.guest)} to ${t.name(x.to)}`).join("; ")}.`,
-  stolen: (d, t) => `Thefts: ${d.transfers.map((x) => `${t.name(x.to)} stole ${guest(x.guest)} from ${t.name(x.from)}`).join("; ")}.`,
-  rumors: (d) => `Rumours: peeks into ${d.peeks.map(guest).join(", ")}.`,
-  danced: () => "The dance is over: guests changed envelopes.",
-  revealed: (d) => `Revealed: ${d.envelopes.map((e) => guest(e.guest)).join(", ")}.`,
-  took: (d, t) => `${t.name(d.seat)} took ${guest(d.guest)}.`,
-  returned: (d, t) => `${t.name(d.seat)} returned ${guest(d.guest)}.`,
-  deposited: (d) => `Deposited in the middle: ${d.deposits.map(guest).join(", ")}.`,
-  auction_offered: (d, t) => `${t.name(d.active)} puts ${guest(d.guest)} up for auction${d.price ? ` at ${d.price}` : ""}.`,
-  auction_skipped: (d, t) => `${t.name(d.active)} offers nothing.`,
-  auction_unsold: (d) => `${guest(d.guest)} found no buyer.`,
-  auction_won: (d, t) => `${t.name(d.seat)} won ${guest(d.guest)} for ${d.price}.`,
-  bid: (d, t) => `${t.name(d.seat)} bid ${d.amount}.`,
-  passed: (d, t) => `${t.name(d.seat)} passed${d.forced ? " (no choice)" : ""}.`,
-  sealed_bids: (d, t) => `Sealed bids opened: ${d.bids.map((b, s) => (b === null ? null : `${t.name(s)} ${b}`)).filter(Boolean).join(", ")}.`,
-  losers_paid: (d, t) => `The others paid ${t.name(d.to)}: ${d.paid.join(", ")}.`,
-  tie: (d, t) => `Tie at ${d.amount} between ${t.names(d.seats)}.`,
-  paid_to_look: (d, t) => `${t.names(d.payers)} paid ${d.price} to look into ${guest(d.guest)}.`,
-  rescued: (d, t) => `${t.name(d.seat)} was helped out by ${t.names(d.from)}.`,
-  final_placement: () => "The final photo: everyone places their guests, in secret.",
-  placement_done: (d, t) => `${t.name(d.seat)} has set the photo.`,
-  photos: () => "The photos are taken.",
-  game_over: (d, t) => `Game over: ${d.scores.map((s, seat) => `${t.name(seat)} ${num(s)}`).join(", ")}.`,
+  round_started: (d, x) => t("pp.log.round_started", { round: d.round, name: x.name(d.starter) }),
+  round_ended: (d) => t("pp.log.round_ended", { round: d.round }),
+  looked: (d) => t("pp.log.looked", { list: names(d.envelopes.map((e) => e.guest)) }),
+  vip_added: (d) => t("pp.log.vip_added", { guest: guestName(d.guest), n: d.vips }),
+  ready: (d, x) => t("pp.log.ready", { name: x.name(d.seat) }),
+  exchange_revealed: (d) => t("pp.log.exchange_revealed", { round: d.round,
+    title: has(`pp.exchange.${d.card}`) ? t(`pp.exchange.${d.card}`) : d.title }),
+  your_choice: (d, x) => choice(d, x),
+  chose: (d, x) => t("pp.log.chose", { name: x.name(d.seat) }),
+  gifts_given: (d, x) => t("pp.log.gifts_given", { list: d.transfers.map((g) => t("pp.log.gave",
+    { from: x.name(g.from), guest: guestName(g.guest), to: x.name(g.to) })).join("; ") }),
+  stolen: (d, x) => t("pp.log.stolen", { list: d.transfers.map((g) => t("pp.log.stole",
+    { to: x.name(g.to), guest: guestName(g.guest), from: x.name(g.from) })).join("; ") }),
+  rumors: (d) => t("pp.log.rumors", { list: names(d.peeks) }),
+  danced: () => t("pp.log.danced"),
+  revealed: (d) => t("pp.log.revealed", { list: names(d.envelopes.map((e) => e.guest)) }),
+  took: (d, x) => t("pp.log.took", { name: x.name(d.seat), guest: guestName(d.guest) }),
+  returned: (d, x) => t("pp.log.returned", { name: x.name(d.seat), guest: guestName(d.guest) }),
+  deposited: (d) => t("pp.log.deposited", { list: names(d.deposits.filter(Boolean)) }),
+  auction_offered: (d, x) => t(d.price ? "pp.log.auction_offered_at" : "pp.log.auction_offered",
+    { name: x.name(d.active), guest: guestName(d.guest), price: d.price }),
+  auction_skipped: (d, x) => t("pp.log.auction_skipped", { name: x.name(d.active) }),
+  auction_unsold: (d) => t("pp.log.auction_unsold", { guest: guestName(d.guest) }),
+  auction_won: (d, x) => t("pp.log.auction_won", { name: x.name(d.seat), guest: guestName(d.guest), price: d.price }),
+  bid: (d, x) => t("pp.log.bid", { name: x.name(d.seat), amount: d.amount }),
+  passed: (d, x) => t(d.forced ? "pp.log.passed_forced" : "pp.log.passed", { name: x.name(d.seat) }),
+  sealed_bids: (d, x) => t("pp.log.sealed_bids", { list: d.bids.map((b, s) => (b === null ? null : `${x.name(s)} ${b}`))
+    .filter(Boolean).join(", ") }),
+  losers_paid: (d, x) => t("pp.log.losers_paid", { name: x.name(d.to), list: d.paid.join(", ") }),
+  tie: (d, x) => t("pp.log.tie", { amount: d.amount, names: x.names(d.seats) }),
+  paid_to_look: (d, x) => t("pp.log.paid_to_look", { names: x.names(d.payers), price: d.price, guest: guestName(d.guest) }),
+  rescued: (d, x) => t("pp.log.rescued", { name: x.name(d.seat), names: x.names(d.from) }),
+  final_placement: () => t("pp.log.final_placement"),
+  placement_done: (d, x) => t("pp.log.placement_done", { name: x.name(d.seat) }),
+  photos: () => t("pp.log.photos"),
+  game_over: (d, x) => t("log.game_over", { scores: d.scores.map((s, seat) => `${x.name(seat)} ${num(s)}`).join(", ") }),
 };
