@@ -620,10 +620,10 @@ def check_invariants(state: dict) -> None:
 
 
 class Invariants:
-    """Hook of the conformance suite.  docs/games/paparazzo.md, "The marker", "Payments are public, their sums are not kept", "The
-    reckoning" and
-    book, The Reckoning: photos conserved, markers equal the face-up photos, money conserved
-    between players and bank after every move; the final scores recomputed from the public events."""
+    """Hook of the conformance suite.  docs/games/paparazzo.md, "The marker", "The reckoning" and
+    "Payments are public, their sums are not kept"; book, The Reckoning: photos conserved, markers equal
+    the face-up photos, money conserved between players and bank after every move; the final scores
+    recomputed from the public events."""
 
     def __init__(self, state: dict) -> None:
         self.ledger = Ledger(state["players"])
