@@ -310,7 +310,6 @@ class AccessLog:
     def __init__(self) -> None:
         self.text = logs.text_format()
         self.lines: list[bytes] = []
-        self.loop = asyncio.get_running_loop()
         self.requests = metrics.Requests()
 
     def done(self, request: Request, request_id: str, started: float, status: int, route: str | None,
@@ -319,7 +318,7 @@ class AccessLog:
         route = route or metrics.UNMATCHED
         self.requests.count(route, request.method, status, None if held else seconds)
         if not self.lines:
-            self.loop.call_soon(self.flush)
+            asyncio.get_running_loop().call_soon(self.flush)
         self.lines.append(logs.line({
             "ts": logs.iso(time.time()), "level": "info", "event": "request", "request_id": request_id,
             "method": request.method, "route": route, "path": request.path, "match_id": match_id, "status": status,
