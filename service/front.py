@@ -311,6 +311,7 @@ class AccessLog:
         self.text = logs.text_format()
         self.lines: list[bytes] = []
         self.requests = metrics.Requests()
+        self.counting = False  # a flush of the counts is due
 
     def done(self, request: Request, request_id: str, started: float, status: int, route: str | None,
              match_id: str | None, held: bool = False) -> None:
@@ -319,14 +320,23 @@ class AccessLog:
         self.requests.count(route, request.method, status, None if held else seconds)
         if not self.lines:
             asyncio.get_running_loop().call_soon(self.flush)
-        self.lines.append(logs.line({
-            "ts": logs.iso(time.time()), "level": "info", "event": "request", "request_id": request_id,
-            "method": request.method, "route": route, "path": request.path, "match_id": match_id, "status": status,
-            "duration_ms": round(seconds * 1000, 3)}, self.text))
+        if not self.counting:
+            self.counting = True
+            asyncio.get_running_loop().call_later(self.requests.FLUSH, self.flush_counts)
+        fields = {"ts": logs.iso(time.time()), "level": "info", "event": "request", "request_id": request_id,
+                  "method": request.method, "route": route, "path": request.path, "status": status,
+                  "duration_ms": round(seconds * 1000, 3)}
+        if match_id is not None:
+            fields["match_id"] = match_id
+        self.lines.append(logs.line(fields, True) if self.text else orjson.dumps(fields) + b"\n")
 
     def flush(self) -> None:
         lines, self.lines = self.lines, []
         logs.write(b"".join(lines))
+
+    def flush_counts(self) -> None:
+        self.counting = False
+        self.requests.flush()
 
 
 def cors_headers(headers: Headers) -> Headers:

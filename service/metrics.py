@@ -22,6 +22,7 @@ problem codes of service/problems.py, functions the few job functions.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import logging
 import os
@@ -104,23 +105,48 @@ def route_template(rule: str | None) -> str:
 
 
 class Requests:
-    """The front's counting of requests: the label children of each (route, method, status) bound once."""
+    """The front's counting of requests, in its own memory first: a request costs a dict update and a bisect, and
+    ``flush`` (every ``FLUSH`` seconds, on the front's loop) adds what was counted to the shared metrics.  A
+    multiprocess counter's ``inc`` takes a lock and writes a file's mapped memory; a histogram's ``observe``
+    does it twice: together ~15 µs a request on the one process every request passes through.  The histogram's
+    buckets are added to directly (``_buckets``, ``_sum``, ``_upper_bounds``: prometheus-client's internals,
+    hence its upper bound in pyproject.toml)."""
+
+    FLUSH = 0.5  # seconds: what a scrape may miss of the front's latest requests
 
     def __init__(self) -> None:
+        self.counts: dict[tuple[str, str, int], int] = {}
+        self.latencies: dict[tuple[str, str], list[float]] = {}  # bucket counts, then the sum
+        self.bounds = list(LATENCY_BUCKETS) + [float("inf")]
         self.counters: dict[tuple[str, str, int], Counter] = {}
-        self.latencies: dict[tuple[str, str], Histogram] = {}
+        self.histograms: dict[tuple[str, str], Histogram] = {}
 
     def count(self, route: str, method: str, status: int, seconds: float | None) -> None:
         key = (route, method, status)
-        counter = self.counters.get(key)
-        if counter is None:
-            counter = self.counters[key] = HTTP_REQUESTS.labels(route, method, str(status))
-        counter.inc()
+        self.counts[key] = self.counts.get(key, 0) + 1
         if seconds is not None:
-            latency = self.latencies.get(key[:2])
-            if latency is None:
-                latency = self.latencies[key[:2]] = HTTP_LATENCY.labels(route, method)
-            latency.observe(seconds)
+            kept = self.latencies.get((route, method))
+            if kept is None:
+                kept = self.latencies[(route, method)] = [0] * (len(self.bounds) + 1)
+            kept[bisect.bisect_left(self.bounds, seconds)] += 1
+            kept[-1] += seconds
+
+    def flush(self) -> None:
+        counts, self.counts = self.counts, {}
+        for key, n in counts.items():
+            counter = self.counters.get(key)
+            if counter is None:
+                counter = self.counters[key] = HTTP_REQUESTS.labels(key[0], key[1], str(key[2]))
+            counter.inc(n)
+        latencies, self.latencies = self.latencies, {}
+        for key, kept in latencies.items():
+            histogram = self.histograms.get(key)
+            if histogram is None:
+                histogram = self.histograms[key] = HTTP_LATENCY.labels(*key)
+            for bucket, n in zip(histogram._buckets, kept):
+                if n:
+                    bucket.inc(n)
+            histogram._sum.inc(kept[-1])
 
 
 # -- the scrape ---------------------------------------------------------------------------------------------

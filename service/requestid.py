@@ -10,7 +10,8 @@ turn carry the id of the request that started the chain, and every log line alon
 
 from __future__ import annotations
 
-import uuid
+import os
+import random
 from contextvars import ContextVar
 
 from rq import Queue as _Queue
@@ -23,8 +24,15 @@ META = "request_id"
 CURRENT: ContextVar[str | None] = ContextVar("request_id", default=None)
 
 
+_rng = random.Random()  # seeded from os.urandom, and again in every forked child
+os.register_at_fork(after_in_child=_rng.seed)
+_CLEAR, _SET = ~((0xF000 << 64) | (0xC000 << 48)), (0x4000 << 64) | (0x8000 << 48)
+
+
 def make() -> str:
-    return uuid.uuid4().hex
+    """A random (version 4) UUID in hex: as ``uuid.uuid4().hex`` writes it, at a tenth of its cost (no system call
+    and no UUID object per request); an id needs to be unique, not unguessable."""
+    return "%032x" % (_rng.getrandbits(128) & _CLEAR | _SET)
 
 
 def valid(value: str | None) -> bool:

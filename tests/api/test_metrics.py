@@ -9,13 +9,14 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from service import logs, requestid
+from service import logs, metrics, requestid
 from service.embedded import free_port
 from service.metrics import route_template
 from tests.conftest import ROOT, Server, wait_for
@@ -96,11 +97,31 @@ def test_route_templates_and_request_ids():
     assert requestid.valid("abc-123") and requestid.valid("x" * 128)
     assert not requestid.valid("x" * 129) and not requestid.valid("a\tb") and not requestid.valid("")
     made = requestid.accept("\x01bad")
-    assert len(made) == 32 and int(made, 16) >= 0
+    assert uuid.UUID(made).version == 4 and uuid.UUID(made).hex == made and made != requestid.make()
     text = logs.line({"ts": "T", "level": "info", "event": "request", "method": "GET", "route": "/healthz",
                       "status": 200, "duration_ms": 1.5, "request_id": "r1", "match_id": None}, text=True)
     assert text == b"T INFO GET /healthz 200 1.5ms request_id=r1\n"
     assert json.loads(logs.line({"a": 1, "b": None}, text=False)) == {"a": 1}
+
+
+def test_the_fronts_counts_reach_the_histogram_as_observe_would_put_them():
+    from prometheus_client import REGISTRY
+
+    counted = metrics.Requests()
+    for seconds in (0.003, 0.3, 0.0001, 20.0):
+        counted.count("/t", "GET", 200, seconds)
+    counted.count("/t", "GET", 404, None)  # held: counted, not timed
+    counted.flush()
+
+    def sample(name: str, **labels) -> float:
+        return REGISTRY.get_sample_value(name, {"route": "/t", "method": "GET", **labels})
+
+    bucket = "referee_http_request_duration_seconds_bucket"
+    assert [sample(bucket, le=le) for le in ("0.0005", "0.005", "0.5", "10.0", "+Inf")] == [1, 2, 3, 3, 4]
+    assert sample("referee_http_request_duration_seconds_count") == 4
+    assert abs(sample("referee_http_request_duration_seconds_sum") - 20.3031) < 1e-9
+    assert sample("referee_http_requests_total", status="200") == 4 and sample("referee_http_requests_total",
+                                                                               status="404") == 1
 
 
 def test_metrics_count_moves_refusals_and_routes(served):
