@@ -313,18 +313,18 @@ class AccessLog:
         self.requests = metrics.Requests()
         self.counting = False  # a flush of the counts is due
 
-    def done(self, request: Request, request_id: str, started: float, status: int, route: str | None,
+    def done(self, method: str, path: str, request_id: str, started: float, status: int, route: str | None,
              match_id: str | None, held: bool = False) -> None:
         seconds = time.perf_counter() - started
         route = route or metrics.UNMATCHED
-        self.requests.count(route, request.method, status, None if held else seconds)
+        self.requests.count(route, method, status, None if held else seconds)
         if not self.lines:
             asyncio.get_running_loop().call_soon(self.flush)
         if not self.counting:
             self.counting = True
             asyncio.get_running_loop().call_later(self.requests.FLUSH, self.flush_counts)
         fields = {"ts": logs.iso(time.time()), "level": "info", "event": "request", "request_id": request_id,
-                  "method": request.method, "route": route, "path": request.path, "status": status,
+                  "method": method, "route": route, "path": path, "status": status,
                   "duration_ms": round(seconds * 1000, 3)}
         if match_id is not None:
             fields["match_id"] = match_id
@@ -374,13 +374,15 @@ class Front:
                 return self._hold(self._stream(request, exchange, rid, started, found.group(1)))
             if (found := LONG_POLL.match(request.path)) and (poll := long_poll_args(request.query)):
                 return self._hold(self._long_poll(request, exchange, found.group(1), *poll, rid, started))
-        self.pool.submit(apps.request_frame(request), functools.partial(self._answer, exchange, rid, started))
+        self.pool.submit(apps.request_frame(request), functools.partial(self._answer, exchange, request, rid, started))
 
-    def _answer(self, exchange: Exchange, rid: str, started: float, answer: apps.Answer | None) -> None:
+    def _answer(self, exchange: Exchange, request: Request, rid: str, started: float,
+                answer: apps.Answer | None) -> None:
         status, headers, body = answer[:3] if answer is not None else self._lost()
         headers.append((requestid.HEADER, rid))
         exchange.respond(status, headers, body)
-        self.log.done(exchange.request, rid, started, status, *(answer[4:6] if answer is not None else (None, None)))
+        self.log.done(request.method, request.path, rid, started, status,
+                      *(answer[4:6] if answer is not None else (None, None)))
 
     def _lost(self) -> tuple[int, Headers, bytes]:
         """No answer: the app process died with the request, or none came up in time."""
@@ -454,7 +456,7 @@ class Front:
         status, headers, body = answer[:3]
         headers.append((requestid.HEADER, rid))
         exchange.respond(status, headers, body)
-        self.log.done(request, rid, started, status, LONG_POLL_ROUTE, match_id, held)
+        self.log.done(request.method, request.path, rid, started, status, LONG_POLL_ROUTE, match_id, held)
 
     def _unavailable(self, headers: Headers) -> tuple[int, Headers, bytes]:
         return problem("redis_unavailable", "The store is unreachable; retry shortly.", headers, retry_after=1)
@@ -465,9 +467,10 @@ class Front:
         headers.append((requestid.HEADER, rid))
         if status != 200 or held is None:
             exchange.respond(status, headers, body)
-            return self.log.done(request, rid, started, status, EVENTS_ROUTE, match_id)
+            return self.log.done(request.method, request.path, rid, started, status, EVENTS_ROUTE, match_id)
         # a stream may be held for hours, 10,000 at a time: it keeps its CORS headers (and its request id), not
         # the request and Flask's answer (fewer objects for every full pass of the collector to walk)
+        path = request.path
         del request, body
         headers = [*cors_headers(headers), (requestid.HEADER, rid)]
         after, seconds = held.pop("after"), held.pop("seconds")
@@ -516,7 +519,7 @@ class Front:
             if opened:
                 metrics.HELD_STREAMS.dec()
                 exchange.end()
-            self.log.done(exchange.request, rid, started, status, EVENTS_ROUTE, match_id, held=True)
+            self.log.done("GET", path, rid, started, status, EVENTS_ROUTE, match_id, held=True)
             with suppress(RedisError, OSError):
                 await hub.close_stream(stream)
 
