@@ -238,3 +238,17 @@ def test_a_worker_host_serves_its_metrics(redis_url, tmp_path):
         proc.send_signal(signal.SIGINT)
         proc.wait(30)
         err.close()
+
+
+def test_a_start_removes_the_metrics_folders_of_killed_supervisors(monkeypatch, tmp_path):
+    from service import multiproc
+
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale, live, other = (tmp_path / f"referee-metrics-{dead.pid}-abc", tmp_path / f"referee-metrics-{os.getpid()}-x",
+                          tmp_path / "referee-metrics-notapid")
+    for folder in (stale, live, other):
+        folder.mkdir()
+    multiproc.remove_stale()
+    assert not stale.exists() and live.exists() and other.exists()
