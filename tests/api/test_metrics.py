@@ -252,3 +252,19 @@ def test_a_start_removes_the_metrics_folders_of_killed_supervisors(monkeypatch, 
         folder.mkdir()
     multiproc.remove_stale()
     assert not stale.exists() and live.exists() and other.exists()
+
+
+def test_a_turn_clocks_timeout_is_timed_against_its_deadline(served):
+    before = value(scrape(served.url), "referee_clock_lateness_seconds_count")
+    made = requests.post(served.url + "/matches", json={
+        "game": "dice_party", "players": 2, "seats": [{"name": "slow"}, {"bot": "random"}],
+        "clock": {"move_seconds": 1, "on_timeout": "default"}}, timeout=10)
+    assert made.status_code == 201, made.text
+
+    def timed():
+        s = scrape(served.url)
+        return s if value(s, "referee_clock_lateness_seconds_count") > before else None
+
+    samples = wait_for(timed, timeout=30, interval=0.5)
+    assert value(samples, "referee_clock_lateness_seconds_bucket", le="+Inf") > before
+    assert value(samples, "referee_job_wait_seconds_count", function="clock_timeout") >= 1
