@@ -553,6 +553,7 @@ async def run(host: str, port: int, path: str, settings: Settings) -> None:
     listener.close()
     await front.drain(settings.drain)
     front.log.flush()
+    logs.drain()
 
 
 def main(host: str, port: int, path: str, parent: int) -> None:

@@ -10,9 +10,11 @@ and ``outcome``.  Other lines (warnings, errors) carry ``level``, ``logger`` and
 
 from __future__ import annotations
 
+import collections
 import logging
 import os
 import sys
+import threading
 import time
 from typing import Any
 
@@ -57,12 +59,71 @@ def line(fields: dict[str, Any], text: bool) -> bytes:
     return (" ".join(head + rest) + "\n").encode("utf-8", "replace")
 
 
+class Writer:
+    """Lines to stderr from a thread of their own: a process never waits on its log.  When stderr is not read
+    (a full pipe) the front's event loop and the workers go on; past ``LIMIT`` bytes waiting, lines are dropped
+    and a line then says how many."""
+
+    LIMIT = 8 << 20
+
+    def __init__(self) -> None:
+        self.pid = 0
+
+    def _start(self) -> None:  # in each process that writes (a forked child starts its own thread)
+        self.pid = os.getpid()
+        self.chunks: collections.deque[bytes] = collections.deque()
+        self.size = self.dropped = 0
+        self.ready = threading.Condition()
+        self.idle = threading.Event()
+        self.idle.set()
+        threading.Thread(target=self._run, name="referee-log", daemon=True).start()
+
+    def put(self, data: bytes) -> None:
+        if self.pid != os.getpid():
+            self._start()
+        with self.ready:
+            if self.size + len(data) > self.LIMIT:
+                self.dropped += data.count(b"\n")
+                return
+            self.chunks.append(data)
+            self.size += len(data)
+            self.idle.clear()
+            self.ready.notify()
+
+    def drain(self, timeout: float = 0.5) -> None:
+        """Wait (at most ``timeout`` seconds) until what was put is written: before a process exits."""
+        if self.pid == os.getpid():
+            self.idle.wait(timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self.ready:
+                while not self.chunks:
+                    self.idle.set()
+                    self.ready.wait()
+                data, dropped = b"".join(self.chunks), self.dropped
+                self.chunks.clear()
+                self.size = self.dropped = 0
+            if dropped:
+                data += line({"ts": iso(time.time()), "level": "warning", "logger": "referee.logs",
+                              "message": f"{dropped} log lines dropped: stderr is not read"}, False)
+            try:
+                while data:
+                    data = data[os.write(2, data):]
+            except OSError:
+                pass
+
+
+_writer = Writer()
+
+
 def write(data: bytes) -> None:
-    """Write whole lines to stderr (one call: lines of processes sharing it do not interleave)."""
-    try:
-        os.write(2, data)
-    except OSError:
-        pass
+    """Write whole lines to stderr (by :class:`Writer`: a full stderr never stalls the caller)."""
+    _writer.put(data)
+
+
+def drain(timeout: float = 0.5) -> None:
+    _writer.drain(timeout)
 
 
 class Formatter(logging.Formatter):
@@ -82,10 +143,20 @@ class Formatter(logging.Formatter):
         return line(fields, self.text).decode().rstrip("\n")
 
 
+class Handler(logging.Handler):
+    """Python's logging through the :class:`Writer` (never blocked by a stderr nobody reads)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            write((self.format(record) + "\n").encode("utf-8", "replace"))
+        except Exception:  # noqa: BLE001 - as logging.StreamHandler does
+            self.handleError(record)
+
+
 def setup(level: int = logging.WARNING) -> bool:
     """Send this process's logging to stderr as these lines; True for text."""
     text = text_format()
-    handler = logging.StreamHandler(sys.stderr)
+    handler = Handler()
     handler.setFormatter(Formatter(text))
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "referee", False)]:

@@ -106,6 +106,7 @@ def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     worker = Worker(queues, connection=conn, serializer=JSONSerializer,
                           name=f"referee-{socket.gethostname()}-{os.getpid()}-{'search-' * search}{index}")
     worker.work(with_scheduler=True, logging_level="WARNING")
+    logs.drain()
 
 
 def _sweep_forever(interval: float, parent: int) -> None:
