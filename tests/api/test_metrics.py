@@ -83,10 +83,14 @@ def play_until_bot(url: str, match_id: str, token: str, tag: str, moves: int = 4
         rid = f"{tag}-{i}"
         moved = requests.post(f"{url}/matches/{match_id}/moves", json={"move": concrete(rng.choice(legal), rng)},
                               headers={**auth, "X-Request-Id": rid}, timeout=10)
-        assert moved.status_code == 200 and moved.headers["X-Request-Id"] == rid, moved.text
+        assert moved.headers["X-Request-Id"] == rid
+        if moved.status_code != 200:  # the bot (or a timeout) moved first under load: look again
+            assert moved.status_code in (409, 422), moved.text
+            continue
         ids.append(rid)
         if 1 in moved.json()["to_act"] or snap["version"] + 1 < moved.json()["version"]:
             break
+    assert ids, "no move was applied"
     return ids
 
 
