@@ -252,7 +252,7 @@ def cmd_worker(args) -> int:
     if problem := _connections_problem():
         print(problem, file=sys.stderr)
         return 2
-    run_workers(args.workers, args.search_workers)
+    run_workers(args.workers, args.search_workers, args.metrics_port, args.metrics_host)
     print("Referee workers stopped.", flush=True)
     return 0
 
@@ -441,6 +441,10 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("worker", help="run RQ workers and the sweeper against REDIS_URL")
     w.add_argument("--workers", type=int, default=2)
     w.add_argument("--search-workers", type=int, default=1, help=SEARCH_WORKERS_HELP)
+    w.add_argument("--metrics-port", type=int, default=None,
+                   help="serve the workers' Prometheus metrics at http://HOST:PORT/metrics (REFEREE_METRICS_TOKEN "
+                        "applies)")
+    w.add_argument("--metrics-host", default="127.0.0.1", help="address of --metrics-port (0.0.0.0: every interface)")
     o = sub.add_parser("openapi", help="print the OpenAPI document generated from the code")
     o.add_argument("--output", default="-")
 
@@ -508,7 +512,31 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+SERVING = ("serve", "api", "worker")
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] and argv[0] in SERVING and "-h" not in argv and "--help" not in argv:
+        return serving(argv)
+    return run(argv)
+
+
+def serving(argv: list[str]) -> int:
+    """``serve``, ``api`` and ``worker`` in prometheus_client's multiprocess mode: a private folder for the metrics
+    of their processes, set before anything imports prometheus_client or forks (service/multiproc.py), and
+    removed at stop; and their log lines (service/logs.py)."""
+    from service import logs, multiproc
+
+    folder = multiproc.start()
+    try:
+        logs.setup()
+        return run(argv)
+    finally:
+        multiproc.stop(folder)
+
+
+def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
         return cmd_serve(args)

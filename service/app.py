@@ -6,12 +6,15 @@ from pathlib import Path
 
 import orjson
 import redis
-from flask import Flask
+from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 
+from service import requestid
 from service.api import (
     INTERNAL,
+    MATCH,
+    ROUTE,
     Api,
     Problem,
     problem_answer,
@@ -24,6 +27,7 @@ from service.api import health as health_api
 from service.api import ladder as ladder_api
 from service.api import lifecycle as lifecycle_api
 from service.api import matches as matches_api
+from service.api import metrics as metrics_api
 from service.api import web as web_api
 from service.api import webhooks as webhooks_api
 from service.api.contract import camel, move_field
@@ -31,6 +35,7 @@ from service.api.lanes import STATUS_LINES, Lanes, sized
 from service.config import Settings
 from service.connections import connect
 from service.games import GAMES
+from service.metrics import route_template
 from service.referee import Referee
 
 API_VERSION = "1.0.0"
@@ -66,6 +71,7 @@ class RefereeFlask(Flask):
         return func
 
     def wsgi_app(self, environ, start_response):
+        requestid.CURRENT.set(environ.get(requestid.ENVIRON))  # carried into the jobs this request enqueues
         try:
             answer = self.lanes(environ) if self.lanes is not None else None
         except Exception:
@@ -111,8 +117,9 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     api = Api(app)
     document_games(api)  # first, so that every answer refers to these by name
     for blp in (web_api.blp, games_api.blp, matches_api.blp, lifecycle_api.blp, webhooks_api.blp, ladder_api.blp,
-                health_api.blp):
+                health_api.blp, metrics_api.blp):
         api.register_blueprint(blp)
+    app.before_request(note_route)
     if settings.cors_origins:
         CORS(app, origins=list(settings.cors_origins), allow_headers=["Authorization", "Content-Type",
              "Idempotency-Key", "Last-Event-ID"], expose_headers=["Retry-After"], max_age=600)
@@ -124,6 +131,14 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     if not settings.cors_origins:  # flask-cors adds its headers in Flask's own dispatch
         app.lanes = Lanes(app, matches_api.HOT)
     return app
+
+
+def note_route() -> None:
+    """The route's template and the path's match id, for the front's log line and metrics (service/pool.py)."""
+    rule, environ = request.url_rule, request.environ
+    environ[ROUTE] = route_template(rule.rule if rule is not None else None)
+    if request.view_args and "match_id" in request.view_args:
+        environ[MATCH] = request.view_args["match_id"]
 
 
 def document_games(api: Api) -> None:

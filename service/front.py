@@ -44,6 +44,7 @@ import orjson
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from service import logs, metrics, multiproc, requestid
 from service import pool as apps
 from service.api import problem_answer, sse
 from service.config import Settings
@@ -59,6 +60,7 @@ LONG_POLL = re.compile(r"^/matches/([^/]+)$")
 EVENTS = re.compile(r"^/matches/([^/]+)/events$")
 CHANNEL = re.compile(rb"^ref:\{m:(.*)\}:notify$")
 FULL_COLLECTION_EVERY = 100  # collections of the middle generation per full one (CPython's default: 10)
+LONG_POLL_ROUTE, EVENTS_ROUTE = "/matches/{match_id}", "/matches/{match_id}/events"
 HUB_CHANNEL = "ref:hub"  # nothing is published here; it keeps the pub/sub link subscribed
 Headers = list[tuple[str, str]]
 
@@ -285,6 +287,61 @@ class Hub:
                 log.warning("re-check of watched matches failed: %s", exc)
 
 
+def request_id(request: Request) -> str:
+    """The request's id: the client's ``X-Request-Id`` when it is usable, else a new one, which replaces it in
+    the headers the app process gets."""
+    given = None
+    for name, value in request.headers:
+        if name == requestid.HEADER:
+            given = value if given is None else f"{given},{value}"
+    if given is not None and requestid.valid(given):
+        return given
+    made = requestid.make()
+    if given is not None:
+        request.headers = [(k, v) for k, v in request.headers if k != requestid.HEADER]
+    request.headers.append((requestid.HEADER, made))
+    return made
+
+
+class AccessLog:
+    """The front's line per request (service/logs.py), and its counting in the metrics.  Lines go out together
+    every ``EVERY`` seconds (one system call for all, not one a request), and at stop."""
+
+    EVERY = 0.05
+
+    def __init__(self) -> None:
+        self.text = logs.text_format()
+        self.lines: list[bytes] = []
+        self.requests = metrics.Requests()
+        self.counting = False  # a flush of the counts is due
+
+    def done(self, method: str, path: str, request_id: str, started: float, status: int, route: str | None,
+             match_id: str | None, held: bool = False) -> None:
+        seconds = time.perf_counter() - started
+        route = route or metrics.UNMATCHED
+        self.requests.count(route, method, status, None if held else seconds)
+        if not self.lines:
+            asyncio.get_running_loop().call_later(self.EVERY, self.flush)
+        if not self.counting:
+            self.counting = True
+            asyncio.get_running_loop().call_later(self.requests.FLUSH, self.flush_counts)
+        fields = {"ts": logs.iso(time.time()), "level": "info", "event": "request", "request_id": request_id,
+                  "method": method, "route": route, "path": path, "status": status,
+                  "duration_ms": round(seconds * 1000, 3)}
+        if match_id is not None:
+            fields["match_id"] = match_id
+        self.lines.append(logs.line(fields, True) if self.text else orjson.dumps(fields) + b"\n")
+
+    def flush(self) -> None:
+        lines, self.lines = self.lines, []
+        if lines:
+            logs.write(b"".join(lines))
+
+    def flush_counts(self) -> None:
+        self.counting = False
+        self.requests.flush()
+
+
 def cors_headers(headers: Headers) -> Headers:
     return [(k, v) for k, v in headers if k.lower().startswith("access-control-") or k.lower() == "vary"]
 
@@ -310,17 +367,25 @@ class Front:
         self.pool = pool
         self.hub: Hub | None = None  # made at the first wait
         self.held: set[asyncio.Task] = set()  # the tasks of held requests (the loop keeps only weak references)
+        self.log = AccessLog()
 
     def handle(self, request: Request, exchange: Exchange) -> None:
+        started = time.perf_counter()
+        rid = request_id(request)
         if request.method == "GET":
-            if EVENTS.match(request.path) and "text/event-stream" in (request.header("accept") or ""):
-                return self._hold(self._stream(request, exchange))
+            if (found := EVENTS.match(request.path)) and "text/event-stream" in (request.header("accept") or ""):
+                return self._hold(self._stream(request, exchange, rid, started, found.group(1)))
             if (found := LONG_POLL.match(request.path)) and (poll := long_poll_args(request.query)):
-                return self._hold(self._long_poll(request, exchange, found.group(1), *poll))
-        self.pool.submit(apps.request_frame(request), functools.partial(self._answer, exchange))
+                return self._hold(self._long_poll(request, exchange, found.group(1), *poll, rid, started))
+        self.pool.submit(apps.request_frame(request), functools.partial(self._answer, exchange, request, rid, started))
 
-    def _answer(self, exchange: Exchange, answer: apps.Answer | None) -> None:
-        exchange.respond(*(answer[:3] if answer is not None else self._lost()))
+    def _answer(self, exchange: Exchange, request: Request, rid: str, started: float,
+                answer: apps.Answer | None) -> None:
+        status, headers, body = answer[:3] if answer is not None else self._lost()
+        headers.append((requestid.HEADER, rid))
+        exchange.respond(status, headers, body)
+        self.log.done(request.method, request.path, rid, started, status,
+                      *(answer[4:6] if answer is not None else (None, None)))
 
     def _lost(self) -> tuple[int, Headers, bytes]:
         """No answer: the app process died with the request, or none came up in time."""
@@ -360,13 +425,17 @@ class Front:
         return answer if answer is not None else (*self._lost(), None)
 
     # -- long-poll --------------------------------------------------------------------------
-    async def _long_poll(self, request: Request, exchange: Exchange, match_id: str, since: int, wait: float) -> None:
+    async def _long_poll(self, request: Request, exchange: Exchange, match_id: str, since: int, wait: float,
+                         rid: str, started: float) -> None:
         """Flask answers once; while the match stays at or below ``since`` that answer stays true, so
         the re-checks only read the version (no view is built) and Flask answers again once it moved."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(wait, self.settings.max_wait)  # Flask refuses a wait out of range
         answer = await self._ask(request, apps.HELD)
+        held = False
         if answer[0] == 200 and orjson.loads(answer[2])["version"] <= since:
+            held = True
+            metrics.HELD_LONG_POLLS.inc()
             try:
                 hub = self._hub()
                 async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
@@ -385,24 +454,32 @@ class Front:
             except (RedisError, OSError, TimeoutError) as exc:
                 log.warning("long-poll answered 503: %r", exc)
                 answer = (*self._unavailable(answer[1]), None)
-        exchange.respond(*answer[:3])
+            finally:
+                metrics.HELD_LONG_POLLS.dec()
+        status, headers, body = answer[:3]
+        headers.append((requestid.HEADER, rid))
+        exchange.respond(status, headers, body)
+        self.log.done(request.method, request.path, rid, started, status, LONG_POLL_ROUTE, match_id, held)
 
     def _unavailable(self, headers: Headers) -> tuple[int, Headers, bytes]:
         return problem("redis_unavailable", "The store is unreachable; retry shortly.", headers, retry_after=1)
 
     # -- event stream -----------------------------------------------------------------------
-    async def _stream(self, request: Request, exchange: Exchange) -> None:
-        status, headers, body, held = await self._ask(request, apps.STREAM)
+    async def _stream(self, request: Request, exchange: Exchange, rid: str, started: float, match_id: str) -> None:
+        status, headers, body, held = (await self._ask(request, apps.STREAM))[:4]
+        headers.append((requestid.HEADER, rid))
         if status != 200 or held is None:
-            return exchange.respond(status, headers, body)
-        # a stream may be held for hours, 10,000 at a time: it keeps its CORS headers, not the request and
-        # Flask's answer (fewer objects for every full pass of the collector to walk)
+            exchange.respond(status, headers, body)
+            return self.log.done(request.method, request.path, rid, started, status, EVENTS_ROUTE, match_id)
+        # a stream may be held for hours, 10,000 at a time: it keeps its CORS headers (and its request id), not
+        # the request and Flask's answer (fewer objects for every full pass of the collector to walk)
+        path = request.path
         del request, body
-        headers = cors_headers(headers)
+        headers = [*cors_headers(headers), (requestid.HEADER, rid)]
         after, seconds = held.pop("after"), held.pop("seconds")
         stream = Stream(store=None, **held)
         deadline = asyncio.get_running_loop().time() + seconds
-        started = beat = None
+        opened = beat = None
         hub = self._hub()
         try:
             async with hub.watch(stream.match_id, -1) as waiter:
@@ -410,7 +487,8 @@ class Front:
                 exchange.on_gone.append(functools.partial(Beats._end, waiter))  # a hang-up wakes it
                 exchange.start(200, [("content-type", "text/event-stream; charset=utf-8"), *sse.HEADERS.items(),
                                      *headers])
-                started = True
+                opened = True
+                metrics.HELD_STREAMS.inc()
                 await exchange.send(sse.RETRY)
                 beat = hub.beats.add(exchange, waiter, stream)
                 try:
@@ -427,20 +505,24 @@ class Front:
                     if not lifetime.expired():
                         raise
         except (RedisError, OSError, TimeoutError) as exc:
-            if not started:  # nothing sent yet: answer 503
+            if not opened:  # nothing sent yet: answer 503
                 log.warning("event stream answered 503: %r", exc)
-                return exchange.respond(*self._unavailable(headers))
+                status, more, body = self._unavailable(headers)
+                exchange.respond(status, [*more, (requestid.HEADER, rid)], body)
+                return
             if not exchange.gone:
                 log.warning("event stream ended early (the client resumes): %s", exc)
         except Exception as exc:  # the match expired while the stream was open
-            if not started:
+            if not opened:
                 raise
             log.warning("event stream ended: %r", exc, exc_info=True)
         finally:
             if beat is not None:
                 beat.exchange = None  # no more heartbeats
-            if started:
+            if opened:
+                metrics.HELD_STREAMS.dec()
                 exchange.end()
+            self.log.done("GET", path, rid, started, status, EVENTS_ROUTE, match_id, held=True)
             with suppress(RedisError, OSError):
                 await hub.close_stream(stream)
 
@@ -470,6 +552,8 @@ async def run(host: str, port: int, path: str, settings: Settings) -> None:
     # held long-polls and streams (their clients resume against the next front)
     listener.close()
     await front.drain(settings.drain)
+    front.log.flush()
+    logs.drain()
 
 
 def main(host: str, port: int, path: str, parent: int) -> None:
@@ -487,6 +571,7 @@ def main(host: str, port: int, path: str, parent: int) -> None:
     gc.freeze()
     young, middle, _ = gc.get_threshold()
     gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+    logs.setup()
     uvloop.run(run(host, port, path, settings))
 
 
@@ -527,11 +612,13 @@ class ApiProcesses:
                 raise RuntimeError(f"the front exited {FRONT_TRIES} times at start (status {self.front.exitcode}); "
                                    "see its log above")
             log.warning("the front exited (%s); restarting it", self.front.exitcode)
+            multiproc.process_dead(self.front.pid)
             self.front = self._spawn(main, (self.host, self.port, self.path, self.parent), "referee-front")
             self.front_started = time.monotonic()
         for i, proc in enumerate(self.apps):
             if not proc.is_alive():
                 log.warning("%s exited (%s); restarting it", proc.name, proc.exitcode)
+                multiproc.process_dead(proc.pid)
                 self.apps[i] = self._spawn(apps.main, (self.path, self.parent, proc.name), proc.name)
 
     def stop(self, timeout: float = 10.0) -> None:

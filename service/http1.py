@@ -30,6 +30,7 @@ import asyncio
 import collections
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from http import HTTPStatus
 from urllib.parse import unquote_to_bytes
@@ -353,7 +354,7 @@ class Connection(asyncio.Protocol):
         log.debug("refused %s from %s: %s", status, self.client, detail)
         if not self.exchanges:
             body = self.server.refusal(status, detail)
-            self.write(head(status, [("content-type", "application/problem+json")],
+            self.write(head(status, [("content-type", "application/problem+json"), ("x-request-id", uuid.uuid4().hex)],
                             b"content-length: %d\r\n" % len(body), keep_alive=False) + body)
         self.close()
 

@@ -14,8 +14,9 @@ queue serves the oldest request first, whichever process frees up.
 Frames, both ways: two big-endian u32 (head length, body length), the head as JSON, the body's bytes.
 A request's head: [method, path, query, HTTP version, client, server, headers, mode, cut]; ``mode`` is
 ``PLAIN``, ``HELD`` (a long-poll the front holds) or ``STREAM`` (an event stream the front holds).  An
-answer's head: [status, headers, stream]: ``stream`` is what the front needs to hold an event stream
-Flask opened, else None.
+answer's head: [status, headers, stream, route, match]: ``stream`` is what the front needs to hold an event
+stream Flask opened, else None; ``route`` the template of the route that answered and ``match`` the match id of
+the path (for the front's log line and metrics), or None.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ from collections.abc import Callable
 import orjson
 
 from service.api import HELD as HELD_KEY
+from service.api import MATCH as MATCH_KEY
+from service.api import ROUTE as ROUTE_KEY
 from service.api import STREAM as STREAM_KEY
 from service.http1 import Request
 
@@ -47,7 +50,7 @@ FRAME = struct.Struct("!II")
 #: docs/benchmarks.md#one-queue-the-front-and-its-app-processes-2026-11-27).
 NICE = 2
 PLAIN, HELD, STREAM = 0, 1, 2
-Answer = tuple[int, list, bytes, dict | None]
+Answer = tuple[int, list, bytes, dict | None, str | None, str | None]  # status, headers, body, stream, route, match
 Done = Callable[[Answer | None], None]  # None: the app process died with the request
 
 
@@ -57,8 +60,9 @@ def request_frame(request: Request, mode: int = PLAIN) -> bytes:
     return FRAME.pack(len(head), len(request.body)) + head + request.body
 
 
-def answer_frame(status: int, headers: list, body: bytes, stream: dict | None = None) -> bytes:
-    head = orjson.dumps([status, headers, stream])
+def answer_frame(status: int, headers: list, body: bytes, stream: dict | None = None, route: str | None = None,
+                 match_id: str | None = None) -> bytes:
+    head = orjson.dumps([status, headers, stream, route, match_id])
     return FRAME.pack(len(head), len(body)) + head + body
 
 
@@ -93,11 +97,11 @@ class Link(asyncio.Protocol):
         frame = data if len(self.chunks) == 1 else b"".join(self.chunks)
         self.chunks, self.size, self.need = [], 0, 0  # an app process answers one request at a time
         head_len = FRAME.unpack_from(frame)[0]
-        status, headers, stream = orjson.loads(frame[8:8 + head_len])
+        status, headers, stream, route, match_id = orjson.loads(frame[8:8 + head_len])
         done, self.done = self.done, None
         self.pool.free(self)  # the next request first, so that the process is busy again at once
         if done is not None:
-            done((status, headers, frame[8 + head_len:], stream))
+            done((status, headers, frame[8 + head_len:], stream, route, match_id))
 
     def connection_lost(self, exc) -> None:
         done, self.done = self.done, None
@@ -253,7 +257,7 @@ def answer(app, head: list, body: bytes) -> bytes:
 
         problem = Problem("internal", INTERNAL)
         return answer_frame(500, [["Content-Type", "application/problem+json"]], orjson.dumps(problem.as_dict()))
-    return answer_frame(status, headers, out, held_stream(env))
+    return answer_frame(status, headers, out, held_stream(env), env.get(ROUTE_KEY), env.get(MATCH_KEY))
 
 
 def connect_to_front(path: str, timeout: float = 30.0) -> socket.socket:
@@ -304,6 +308,9 @@ def main(path: str, parent: int, name: str = "referee-app") -> None:
     die_with_parent(parent)
     name_process(name)
     os.nice(NICE)
+    from service import logs
+
+    logs.setup()
     app = create_app(Settings.from_env())
     # what is made at start (Flask, the schemas, the games: ~95,000 objects) lives as long as the process: out of
     # the collector's reach, a full collection no longer walks it while a request waits

@@ -21,7 +21,7 @@ import orjson
 import redis
 from redis.client import Pipeline
 from redis.cluster import RedisCluster
-from rq import Queue, Retry
+from rq import Retry
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
@@ -29,8 +29,10 @@ from rq.serializers import JSONSerializer
 from service import clock
 from service.config import Settings
 from service.games import BOT_KINDS, DEFAULT_MOVES, GAMES, Game, GameError
+from service.metrics import clock_fired, counted_move
 from service.problems import Problem
 from service.record import FORMAT_VERSION, match_rng, rank_forfeits
+from service.requestid import Queue  # RQ's, with the request id in each job's meta
 from service.store import (
     COMMIT_RETRIES,
     AlreadyAnswered,
@@ -630,6 +632,7 @@ class Referee:
             raise Problem("not_a_seat", "The host token has no seat; use a seat token.")
         return seat
 
+    @counted_move
     def apply_move(self, match_id: str, actor: Actor, move: Any, expected_version: int | None = None,
                    idempotency_key: str | None = None, loaded: Match | None = None,
                    hold: Callable[[Match], bool] | None = None) -> dict:
@@ -893,9 +896,10 @@ class Referee:
             return action
 
         try:
-            _, done = self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1))
+            match, done = self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1))
         except LookupError:
             return "not owed"
+        clock_fired(match.new_events)
         return done
 
     def record(self, match_id: str, token: str | None) -> dict:

@@ -41,6 +41,8 @@ import orjson
 import requests
 from standardwebhooks import Webhook
 
+from service.metrics import WEBHOOK_DELIVERIES
+
 EVENT_TYPES = ("match.started", "turn", "move", "seat.timeout", "match.finished", "match.aborted")
 #: the event log's types that become a message of their own (a move is built from ``moved``)
 FROM_LOG = {"match_started": "match.started", "timeout": "seat.timeout", "match_finished": "match.finished",
@@ -285,6 +287,7 @@ def _note(client, settings, match_id: str, message: Message, outcome: str, code:
           error: str | None, fields: dict, clear: bool = False) -> None:
     """One delivery attempt in the match's log (``GET /matches/{id}/webhooks``), with the hook's ``fields``
     (its cursor, or its retry), in one round trip; ``clear``: the retry of a failing message is over."""
+    WEBHOOK_DELIVERIES.labels(outcome).inc()
     pipe = client.pipeline(transaction=False)
     if fields:
         pipe.hset(hook_key(match_id), mapping=fields)

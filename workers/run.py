@@ -16,6 +16,7 @@ from rq import Queue, SimpleWorker
 from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 
+from service import logs, multiproc, requestid
 from service.config import Settings
 from service.connections import connect
 from service.processes import catch_stop_signals, die_with_parent, fork, name_process, stop_processes, stop_requested
@@ -45,7 +46,42 @@ class Scheduler(RQScheduler):
 
 
 class Worker(SimpleWorker):
-    """RQ's worker with the scheduler above (it runs in the one worker that holds the queue's lock)."""
+    """RQ's worker with the scheduler above (it runs in the one worker that holds the queue's lock), which
+    runs each job for the request that caused it (its ``meta``'s request id: service/requestid.py), counts
+    its wait and run time (service/metrics.py) and logs a line for it (service/logs.py)."""
+
+    log_text = False
+
+    def perform_job(self, job, queue, execution) -> bool:
+        from service import metrics
+
+        started, clock = time.time(), time.perf_counter()
+        rid = job.meta.get(requestid.META) if job.meta else None
+        token = requestid.CURRENT.set(rid)
+        function = (job.func_name or "?").rpartition(".")[2]
+        ok = False
+        try:
+            ok = super().perform_job(job, queue, execution)
+            return ok
+        finally:
+            requestid.CURRENT.reset(token)
+            run = time.perf_counter() - clock
+            enqueued = job.enqueued_at.timestamp() if job.enqueued_at else None
+            wait = max(0.0, started - enqueued) if enqueued is not None else None
+            try:
+                if wait is not None:
+                    metrics.JOB_WAIT.labels(function).observe(wait)
+                metrics.JOB_RUN.labels(function).observe(run)
+                metrics.JOBS.labels(function, "ok" if ok else "failed").inc()
+            except Exception:  # noqa: BLE001 - counting never fails a job
+                log.exception("job metrics")
+            first = job.args[0] if job.args else None
+            logs.write(logs.line({
+                "ts": logs.iso(time.time()), "level": "info" if ok else "error", "event": "job", "request_id": rid,
+                "job": function, "job_id": job.id, "queue": queue.name,
+                "match_id": first if isinstance(first, str) else None,
+                "wait_ms": None if wait is None else round(wait * 1000, 3), "duration_ms": round(run * 1000, 3),
+                "outcome": "ok" if ok else "failed"}, self.log_text))
 
     def _start_scheduler(self, burst=False, logging_level="INFO", *args, **kwargs):
         self.scheduler = Scheduler(self.queues, connection=self.connection, serializer=self.serializer,
@@ -69,6 +105,7 @@ def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     die_with_parent(parent)
     name_process(f"referee-{'search' if search else 'worker'}")
     os.nice(nice + (0 if search else ALL_BOT_NICE))
+    Worker.log_text = logs.setup()
     settings = Settings.from_env()
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
     names = [settings.search_queue, settings.people_queue] if search else [settings.people_queue, settings.queue]
@@ -76,6 +113,7 @@ def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     worker = Worker(queues, connection=conn, serializer=JSONSerializer,
                           name=f"referee-{socket.gethostname()}-{os.getpid()}-{'search-' * search}{index}")
     worker.work(with_scheduler=True, logging_level="WARNING")
+    logs.drain()
 
 
 def _sweep_forever(interval: float, parent: int) -> None:
@@ -120,14 +158,23 @@ def replace_dead(procs: list[mp.Process], count: int, search: int = 1, nice: int
     for i, p in enumerate(procs):
         if not p.is_alive():
             log.warning("%s exited (%s); restarting", p.name, p.exitcode)
+            multiproc.process_dead(p.pid)
             procs[i] = _spawn(i, count, search, nice)
 
 
-def run_workers(count: int, search: int = 1) -> None:
+def run_workers(count: int, search: int = 1, metrics_port: int | None = None, metrics_host: str = "127.0.0.1") -> None:
     """Run ``count`` workers, ``search`` search workers and a sweeper until SIGINT/SIGTERM, then stop them all:
-    each worker finishes the job it is playing (RQ's warm shutdown), a second signal stops them at once."""
+    each worker finishes the job it is playing (RQ's warm shutdown), a second signal stops them at once.
+    ``metrics_port``: serve the workers' metrics (and the queues' and store's) at ``/metrics`` there."""
     catch_stop_signals()
     procs = start_workers(count, search)
+    if metrics_port is not None:
+        from service import metrics
+        from service.referee import Referee
+
+        settings = Settings.from_env()
+        store, queue = connect(settings, timeout=settings.redis_timeout)
+        metrics.serve_workers(metrics_host, metrics_port, Referee(store, settings, queue))
     try:
         while not stop_requested():
             replace_dead(procs, count, search)

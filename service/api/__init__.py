@@ -363,6 +363,10 @@ def bearer_token(header: str | None) -> str | None:
 #: answer a long-poll at once (it waits for the commit itself), or open an event stream and hand it over
 HELD = "referee.held"
 STREAM = "referee.stream"
+#: WSGI environ keys an app process fills for the front's log line and metrics: the route's template
+#: (``/matches/{match_id}/moves``) and the match id of the path, where there is one
+ROUTE = "referee.route"
+MATCH = "referee.match"
 
 BEARER = [{"bearerAuth": []}]
 OPTIONAL_BEARER = [{}, {"bearerAuth": []}]

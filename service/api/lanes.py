@@ -31,6 +31,8 @@ from werkzeug.http import HTTP_STATUS_CODES
 
 from service.api import (
     JSON_OPTIONS,
+    MATCH,
+    ROUTE,
     bearer_token,
     check_answer,
     parse_json,
@@ -38,6 +40,7 @@ from service.api import (
     store_at_bound,
     store_unavailable,
 )
+from service.metrics import route_template
 from service.problems import Problem
 from service.referee import Referee
 
@@ -125,6 +128,7 @@ class Lane:
     dumper: Callable[[Any], Schema] | None
     load: Callable[[Any], dict | None] | None
     name: str
+    route: str  # the template, for the front's log line and metrics
 
 
 def rule_pattern(rule: str) -> re.Pattern:
@@ -153,7 +157,8 @@ class Lanes:
                 schema = getattr(view, "body_schema", None)
                 status, dumper = view.answer
                 self.lanes.append(Lane(method, rule_pattern(rule.rule), hot[view], status, dumper,
-                                       compile_body(schema) if schema is not None else None, view.__qualname__))
+                                       compile_body(schema) if schema is not None else None, view.__qualname__,
+                                       route_template(rule.rule)))
         missing = set(hot) - {v for v in hot if any(lane.handle is hot[v] for lane in self.lanes)}
         if missing:
             raise LookupError(f"no route for the hot views {sorted(v.__qualname__ for v in missing)}")
@@ -163,7 +168,9 @@ class Lanes:
         method, path = environ["REQUEST_METHOD"], environ["PATH_INFO"]
         for lane in self.lanes:
             if lane.method == method and (found := lane.path.match(path)):
-                return self._answer(lane, found.group(1), environ)
+                environ[ROUTE] = lane.route
+                environ[MATCH] = match_id = found.group(1)
+                return self._answer(lane, match_id, environ)
         return None
 
     def _answer(self, lane: Lane, match_id: str, environ: dict) -> Answer | None:

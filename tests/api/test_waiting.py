@@ -353,8 +353,8 @@ class InlinePool:
         head_len = FRAME.unpack_from(frame)[0]
         out = answer(self.app, orjson.loads(frame[8:8 + head_len]), frame[8 + head_len:])
         head_len = FRAME.unpack_from(out)[0]
-        status, headers, stream = orjson.loads(out[8:8 + head_len])
-        return status, headers, out[8 + head_len:], stream
+        status, headers, stream, route, match_id = orjson.loads(out[8:8 + head_len])
+        return status, headers, out[8 + head_len:], stream, route, match_id
 
 
 class Exchange:

@@ -13,6 +13,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -40,12 +41,17 @@ def sigkill(pid: int) -> bool:
 
 def serve(data: Path, port: int, workers: int = 2, wait: bool = True, processes: int = 1) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | ENV | {"PYTHONPATH": str(ROOT)}
+    # the log to a file: it has a line per request and per job, and a pipe nobody reads would fill up and stall
+    # whichever process writes next (a worker printing its traceback as it dies, holding the data folder's lock)
+    log = tempfile.NamedTemporaryFile(prefix=f"referee-faults-{port}-", suffix=".log", delete=False)
     proc = subprocess.Popen([sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--workers",
                              str(workers), "--processes", str(processes), "--data", str(data)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.DEVNULL, stderr=log)
+    log.close()
+    proc.log_path = Path(log.name)
     if wait:
         wait_for(lambda: proc.poll() is not None or _ready(port), timeout=30)
-        assert proc.poll() is None, proc.stderr.read()
+        assert proc.poll() is None, Path(log.name).read_text()
     return proc
 
 
@@ -180,12 +186,12 @@ def test_valkey_killed_mid_match_recovers_by_itself_and_loses_nothing(tmp_path):
 
         # a second server on the same port refuses to start; so does one on a port something else listens on
         second = serve(tmp_path / "other", port, wait=False)
-        assert second.wait(30) != 0 and "taken" in second.stderr.read()
+        assert second.wait(30) != 0 and "taken" in second.log_path.read_text()
         with socket.socket() as taken:
             taken.bind(("127.0.0.1", 0))
             taken.listen()
             third = serve(tmp_path / "third", taken.getsockname()[1], wait=False)
-            assert third.wait(30) != 0 and "not free" in third.stderr.read()
+            assert third.wait(30) != 0 and "not free" in third.log_path.read_text()
         assert requests.get(f"{url}/healthz", timeout=5).status_code == 200  # the first one is untouched
 
         table = Table(url)

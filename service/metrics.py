@@ -1,0 +1,274 @@
+"""Prometheus metrics (prefix ``referee_``), one set for every process of the service.
+
+``referee serve``, ``referee api`` and ``referee worker`` run in prometheus_client's multiprocess mode
+(service/multiproc.py): each process writes its counters, histograms and gauges to files of a folder they
+share, and ``GET /metrics`` (any app process) or ``referee worker --metrics-port`` reads them all.  What the
+store knows (queue depths, matches by status, its memory) is read at the scrape (:class:`StoreCollector`), so
+it is true whichever process answers and costs nothing between scrapes.
+
+Who counts what:
+
+- the front (service/front.py): every request, by route template (``/matches/{match_id}/moves``, never an
+  id) and status, with its latency (not for the held long-polls and event streams, which last as long as
+  they wait), and the long-polls and streams it holds;
+- the app processes and the workers: moves applied and refused (``Referee.apply_move``), turn clocks'
+  lateness (``Referee.timeout``);
+- the workers: each job's wait (enqueued to started) and run time, by job function (workers/run.py);
+- the webhook sender: ``referee_webhook_deliveries_total{outcome}``.
+
+Label values are bounded: routes are templates (``unmatched`` for a path no route has), codes are the
+problem codes of service/problems.py, functions the few job functions.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import logging
+import os
+import re
+from collections.abc import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+log = logging.getLogger("referee.metrics")
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+#: request latencies: a move takes a millisecond or a few; a request waiting for an app process, more
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+JOB_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
+LATENESS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
+#: matches counted by status at a scrape, newest listed first (REFEREE_METRICS_MATCHES)
+MATCHES_COUNTED = int(os.environ.get("REFEREE_METRICS_MATCHES", 10_000))
+UNMATCHED = "unmatched"
+
+HTTP_REQUESTS = Counter("referee_http_requests", "HTTP requests answered, by route template, method and status.",
+                        ["route", "method", "status"])
+HTTP_LATENCY = Histogram("referee_http_request_duration_seconds",
+                         "Time from a request's arrival at the front to its answer (held long-polls and event "
+                         "streams excluded), by route template and method.", ["route", "method"],
+                         buckets=LATENCY_BUCKETS)
+MOVES_APPLIED = Counter("referee_moves_applied", "Moves applied, by who made them (player: a seat's token over "
+                        "HTTP; referee: a bot, an away seat, a forfeited seat's default).", ["by"])
+MOVES_REFUSED = Counter("referee_moves_refused", "Moves refused, by problem code.", ["code"])
+HELD_STREAMS = Gauge("referee_held_streams", "Event streams the front holds open.", multiprocess_mode="livesum")
+HELD_LONG_POLLS = Gauge("referee_held_long_polls", "Long-polls (GET /matches/{id}?wait=) the front holds.",
+                        multiprocess_mode="livesum")
+JOB_WAIT = Histogram("referee_job_wait_seconds", "Time from a job's enqueueing (a scheduled timeout: its due "
+                     "time) to its start in a worker, by job function.", ["function"], buckets=JOB_BUCKETS)
+JOB_RUN = Histogram("referee_job_run_seconds", "Run time of a job, by job function.", ["function"],
+                    buckets=JOB_BUCKETS)
+JOBS = Counter("referee_jobs", "Jobs run, by job function and outcome (ok, failed).", ["function", "outcome"])
+CLOCK_LATENESS = Histogram("referee_clock_lateness_seconds", "How late a turn clock's timeout was applied after "
+                           "its deadline.", buckets=LATENESS_BUCKETS)
+WEBHOOK_DELIVERIES = Counter("referee_webhook_deliveries", "Webhook delivery attempts, by outcome.", ["outcome"])
+
+MOVED_BY_PLAYER = MOVES_APPLIED.labels("player")
+MOVED_BY_REFEREE = MOVES_APPLIED.labels("referee")
+
+
+# -- counting ------------------------------------------------------------------------------------------
+def counted_move(apply_move: Callable) -> Callable:
+    """``Referee.apply_move``, counting each move applied (by whom) and each refused (by code)."""
+    from service.problems import Problem
+
+    @functools.wraps(apply_move)
+    def counting(self, match_id: str, actor, *args, **kwargs):
+        try:
+            answer = apply_move(self, match_id, actor, *args, **kwargs)
+        except Problem as problem:
+            MOVES_REFUSED.labels(problem.code).inc()
+            raise
+        (MOVED_BY_PLAYER if actor.player else MOVED_BY_REFEREE).inc()
+        return answer
+
+    return counting
+
+
+def clock_fired(events: list[dict]) -> None:
+    """A timeout was applied: how late after its deadline (from the ``timeout`` event it emitted)."""
+    for event in events:
+        if event.get("type") == "timeout":
+            data = event["data"]
+            CLOCK_LATENESS.observe(max(0.0, data["at"] - data["deadline"]))
+
+
+_TEMPLATE_PART = re.compile(r"<(?:\w+(?:\([^)]*\))?:)?(\w+)>")
+
+
+@functools.cache
+def route_template(rule: str | None) -> str:
+    """A Flask rule as the OpenAPI document writes it: ``/matches/<string:match_id>`` is ``/matches/{match_id}``."""
+    return UNMATCHED if rule is None else _TEMPLATE_PART.sub(r"{\1}", rule)
+
+
+class Requests:
+    """The front's counting of requests, in its own memory first: a request costs a dict update and a bisect, and
+    ``flush`` (every ``FLUSH`` seconds, on the front's loop) adds what was counted to the shared metrics.  A
+    multiprocess counter's ``inc`` takes a lock and writes a file's mapped memory; a histogram's ``observe``
+    does it twice: together ~15 µs a request on the one process every request passes through.  The histogram's
+    buckets are added to directly (``_buckets``, ``_sum``, ``_upper_bounds``: prometheus-client's internals,
+    hence its upper bound in pyproject.toml)."""
+
+    FLUSH = 0.5  # seconds: what a scrape may miss of the front's latest requests
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str, int], int] = {}
+        self.latencies: dict[tuple[str, str], list[float]] = {}  # bucket counts, then the sum
+        self.bounds = list(LATENCY_BUCKETS) + [float("inf")]
+        self.counters: dict[tuple[str, str, int], Counter] = {}
+        self.histograms: dict[tuple[str, str], Histogram] = {}
+
+    def count(self, route: str, method: str, status: int, seconds: float | None) -> None:
+        key = (route, method, status)
+        self.counts[key] = self.counts.get(key, 0) + 1
+        if seconds is not None:
+            kept = self.latencies.get((route, method))
+            if kept is None:
+                kept = self.latencies[(route, method)] = [0] * (len(self.bounds) + 1)
+            kept[bisect.bisect_left(self.bounds, seconds)] += 1
+            kept[-1] += seconds
+
+    def flush(self) -> None:
+        counts, self.counts = self.counts, {}
+        for key, n in counts.items():
+            counter = self.counters.get(key)
+            if counter is None:
+                counter = self.counters[key] = HTTP_REQUESTS.labels(key[0], key[1], str(key[2]))
+            counter.inc(n)
+        latencies, self.latencies = self.latencies, {}
+        for key, kept in latencies.items():
+            histogram = self.histograms.get(key)
+            if histogram is None:
+                histogram = self.histograms[key] = HTTP_LATENCY.labels(*key)
+            for bucket, n in zip(histogram._buckets, kept):
+                if n:
+                    bucket.inc(n)
+            histogram._sum.inc(kept[-1])
+
+
+# -- the scrape ---------------------------------------------------------------------------------------------
+class StoreCollector:
+    """What the store says at the scrape: RQ queue depths, matches by status, the store's memory."""
+
+    def __init__(self, referee) -> None:
+        self.referee = referee
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        ref = self.referee
+        up = GaugeMetricFamily("referee_store_up", "Whether the store and the queue's server answered this scrape.")
+        try:
+            queued = GaugeMetricFamily("referee_queue_depth", "Jobs waiting in each RQ queue.", labels=["queue"])
+            scheduled = GaugeMetricFamily("referee_queue_scheduled", "Jobs scheduled for later on each RQ queue "
+                                          "(turn clocks' timeouts).", labels=["queue"])
+            started = GaugeMetricFamily("referee_queue_started", "Jobs being run from each RQ queue.",
+                                        labels=["queue"])
+            for queue in (ref.people_queue, ref.queue, ref.search_queue):
+                queued.add_metric([queue.name], queue.count)
+                scheduled.add_metric([queue.name], queue.scheduled_job_registry.count)
+                started.add_metric([queue.name], queue.started_job_registry.count)
+            used, bound = ref.store.memory()
+            memory = GaugeMetricFamily("referee_store_used_memory_bytes", "INFO memory used_memory of the store's "
+                                       "fullest server.")
+            memory.add_metric([], used)
+            limit = GaugeMetricFamily("referee_store_max_memory_bytes", "That server's maxmemory (0: no bound).")
+            limit.add_metric([], bound)
+            listed, by_status = self.matches()
+            matches = GaugeMetricFamily("referee_matches", f"Listed matches by status (the newest {MATCHES_COUNTED} "
+                                        "of the listing, counted at the scrape).", labels=["status"])
+            for status, count in sorted(by_status.items()):
+                matches.add_metric([status], count)
+            total = GaugeMetricFamily("referee_matches_listed", "Matches in the listing (expired ones included "
+                                      "until a reader drops them).")
+            total.add_metric([], listed)
+        except Exception as exc:  # noqa: BLE001 - a scrape still answers what the processes counted
+            log.warning("metrics: the store could not be read: %r", exc)
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield from (up, queued, scheduled, started, memory, limit, matches, total)
+
+    def matches(self) -> tuple[int, dict[str, int]]:
+        """(listing size, {status: count}) over the newest ``MATCHES_COUNTED`` listed matches."""
+        from service.store import Status, listing_key, match_key
+
+        store = self.referee.store
+        listed = store.redis.zcard(listing_key())
+        by_status = {str(s): 0 for s in Status}
+        page = 1000
+        for start in range(0, min(listed, MATCHES_COUNTED), page):
+            ids = store.redis.zrevrange(listing_key(), start, min(start + page, MATCHES_COUNTED) - 1)
+            pipe = store.redis.pipeline(transaction=False)
+            for match_id in ids:
+                pipe.hget(match_key(match_id.decode()), "status")
+            for status in pipe.execute():
+                if status is not None:
+                    key = status.decode()
+                    by_status[key] = by_status.get(key, 0) + 1
+        return listed, by_status
+
+
+def render(referee=None) -> bytes:
+    """The exposition: every process's metrics (multiprocess mode; else this process's), and the store's when
+    ``referee`` is given."""
+    from prometheus_client import REGISTRY
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        counted = CollectorRegistry()
+        MultiProcessCollector(counted)
+    else:
+        counted = REGISTRY
+    out = generate_latest(counted)
+    if referee is not None:
+        store = CollectorRegistry()
+        store.register(StoreCollector(referee))
+        out += generate_latest(store)
+    return out
+
+
+def token_ok(header: str | None) -> bool:
+    """Whether the Authorization header carries REFEREE_METRICS_TOKEN (always, when none is set)."""
+    import hmac
+
+    token = os.environ.get("REFEREE_METRICS_TOKEN")
+    if not token:
+        return True
+    scheme, _, given = (header or "").strip().partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+def serve_workers(host: str, port: int, referee) -> None:
+    """``referee worker --metrics-port``: the workers' metrics (and the queues', the store's) over HTTP, on a
+    thread of the supervisor."""
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    import orjson
+
+    def app(environ, start_response):
+        if environ.get("PATH_INFO") != "/metrics":
+            start_response("404 Not Found", [("Content-Type", "text/plain")])
+            return [b"see /metrics\n"]
+        if not token_ok(environ.get("HTTP_AUTHORIZATION")):
+            from service.problems import Problem
+
+            start_response("401 Unauthorized", [("Content-Type", "application/problem+json")])
+            return [orjson.dumps(Problem("bad_token", BAD_METRICS_TOKEN).as_dict())]
+        body = render(referee)
+        start_response("200 OK", [("Content-Type", CONTENT_TYPE), ("Content-Length", str(len(body)))])
+        return [body]
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    server = make_server(host, port, app, handler_class=Quiet)
+    threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
+    log.info("workers' metrics on http://%s:%d/metrics", host, port)
+
+
+BAD_METRICS_TOKEN = "Send the metrics token (REFEREE_METRICS_TOKEN) as 'Authorization: Bearer <token>'."
