@@ -64,8 +64,10 @@ class Receiver:
 
 @pytest.fixture(scope="module")
 def hooked(redis_url):
-    """`referee serve` whose webhooks may target loopback, as a test's receiver is."""
-    server = Server(redis_url, env={"REFEREE_WEBHOOK_ALLOW": "127.0.0.1"})
+    """`referee serve` whose webhooks may target loopback, as a test's receiver is, on queues of its own: the
+    session's server (on the same Redis, without that allowance) must not take its deliveries."""
+    server = Server(redis_url, env={"REFEREE_WEBHOOK_ALLOW": "127.0.0.1",
+                                    "REFEREE_QUEUE": f"hooks-{uuid.uuid4().hex[:8]}"})
     yield server
     server.stop()
 
