@@ -237,7 +237,6 @@ def main(argv: list[str] | None = None) -> None:
     `referee worker` at it, and keep it up until Ctrl-C (benchmarks, trying cluster mode)."""
     import argparse
     import shutil
-    import signal
     import tempfile
 
     p = argparse.ArgumentParser(prog="python -m service.embedded", description=main.__doc__)

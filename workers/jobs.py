@@ -30,7 +30,7 @@ from service.config import Settings
 from service.connections import store_for_queue
 from service.games import DEFAULT_MOVES
 from service.problems import Problem
-from service.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
+from service.referee import FAILURE_TTL, SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
 from service.store import Match, Status
 from workers.bots import Budget, make_bot
 
@@ -220,10 +220,10 @@ def deliver_webhooks(match_id: str) -> str:
         job_id = f"hooks_{match_id}_{time.time_ns()}"
         if seconds <= 0:
             ref.queue.enqueue_call("workers.jobs.deliver_webhooks", args=(match_id,), job_id=job_id, result_ttl=0,
-                                   failure_ttl=24 * 3600)
+                                   failure_ttl=FAILURE_TTL)
         else:
             ref.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.deliver_webhooks", match_id,
-                                 job_id=job_id, result_ttl=0, failure_ttl=24 * 3600)
+                                 job_id=job_id, result_ttl=0, failure_ttl=FAILURE_TTL)
 
     return webhooks.deliver(ref.store, ref.queue.connection, ref.settings, match_id, again_in)
 
