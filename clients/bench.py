@@ -354,7 +354,7 @@ def bench_api(game, moves: int, seed: int, repeat: int | None = None, layer: str
                 if not to_act:
                     m = ref.create_match(game.name, players, {}, seed + i, [{"name": f"p{s}"} for s in range(players)])
                     mid, tokens = m["id"], {s["seat"]: s["token"] for s in m["seats"]}
-                    to_act = ref.snapshot(mid, tokens[0], None, 0)["to_act"]
+                    to_act = ref.snapshot(mid, tokens[0])["to_act"]
                 token = tokens[to_act[0]]
                 spent, legal = call(mid, token)
                 get += spent

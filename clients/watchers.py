@@ -1,7 +1,8 @@
 """``referee bench watchers``: the load generator's moves/s and p99 with and without thousands of watchers.
 
-It starts its own ``referee serve`` (default settings, embedded Redis in a temporary folder),
-creates a few idle matches, and runs ``referee loadtest`` alone and while an asyncio client holds
+It starts its own ``referee serve`` (default settings but ``REFEREE_MAX_PER_CLIENT``, since every watcher comes
+from one address; embedded Redis in a temporary folder), creates a few idle matches, and runs ``referee
+loadtest`` alone and while an asyncio client holds
 ``--streams`` idle event streams and ``--polls`` long-polls on those idle matches (a long-poll that
 ends is sent again at once; their first waits are spread over the full one, so that they end at
 spread times, as a crowd's do).  The runs alternate, alone first and last: alone, with, alone, with,
@@ -219,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as data:
         env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        # every watcher comes from this one address: let it hold them all (the default caps one address, which is
+        # one client, not thousands behind it)
+        env.setdefault("REFEREE_MAX_PER_CLIENT", str(args.streams + args.polls + 1000))
         serve = subprocess.Popen([sys.executable, "-m", "clients.cli", "serve", "--port", str(port),
                                   "--data", data], env=env, stdout=subprocess.DEVNULL)
         try:

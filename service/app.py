@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     """``client``: one server for the matches and the queue (tests); by default the settings' connections."""
     settings = settings or Settings.from_env()
     # API requests: ordinary commands answer in milliseconds, so a short socket timeout turns a hung Redis
-    # into an error instead of a hung request; blocking reads are sliced below it (Store.wait_for_events)
+    # into an error instead of a hung request (no request blocks on Redis: the front holds the waits)
     client, queue = (client, client) if client is not None else connect(settings, timeout=settings.redis_timeout)
     app = RefereeFlask("referee", static_folder=STATIC, static_url_path="/static")
     app.config.update(

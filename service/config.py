@@ -73,8 +73,21 @@ class Settings:
     stream_max_age: float
     #: socket timeout of ordinary Redis commands, in seconds (blocking reads are sliced below it)
     redis_timeout: float
-    #: seconds a client connection with no request under way may stay silent before the front closes it
-    keep_alive: float
+    #: seconds a client has to send a request's head (the request line and headers), counted from the
+    #: connection's start or the previous answer: a connection silent longer is closed (the keep-alive bound)
+    head_timeout: float
+    #: largest request head (request line and headers) in bytes; a longer one is answered 431 and closed
+    max_head: int
+    #: seconds a client has to send a request's body once its head came (408 ``body_timeout``)
+    body_timeout: float
+    #: client connections the front holds at once; more wait in the listen backlog until one closes
+    max_connections: int
+    #: requests one client address may have under way at once, held long-polls and streams included
+    #: (503 ``client_limit`` with Retry-After past it)
+    max_per_client: int
+    #: seconds an app process may take over one request: past it the request is answered 504 ``app_timeout``
+    #: and the process is replaced
+    app_timeout: float
     #: hosts and networks (comma-separated) a webhook may target although they are not public addresses
     webhook_allow: str
     #: seconds a webhook target has to answer one delivery
@@ -120,7 +133,12 @@ class Settings:
             max_streams=_int("REFEREE_MAX_STREAMS", 16),
             stream_max_age=float(os.environ.get("REFEREE_STREAM_MAX_AGE", 3600)),
             redis_timeout=float(os.environ.get("REFEREE_REDIS_TIMEOUT", 5)),
-            keep_alive=float(os.environ.get("REFEREE_KEEP_ALIVE", 75)),
+            head_timeout=float(os.environ.get("REFEREE_HEAD_TIMEOUT", 30)),
+            max_head=_int("REFEREE_MAX_HEAD", 64 * 1024),
+            body_timeout=float(os.environ.get("REFEREE_BODY_TIMEOUT", 30)),
+            max_connections=_int("REFEREE_MAX_CONNECTIONS", 16384),
+            max_per_client=_int("REFEREE_MAX_PER_CLIENT", 4096),
+            app_timeout=float(os.environ.get("REFEREE_APP_TIMEOUT", 30)),
             drain=float(os.environ.get("REFEREE_DRAIN", 5)),
             webhook_allow=os.environ.get("REFEREE_WEBHOOK_ALLOW", ""),
             webhook_timeout=float(os.environ.get("REFEREE_WEBHOOK_TIMEOUT", 5)),

@@ -1,8 +1,9 @@
 """The front: every connection of a host in one process; Flask's work in app processes, first come first served.
 
 ``referee serve`` and ``referee api`` run one front (this module's ``main``) and ``--processes`` app
-processes (service/pool.py).  The front speaks HTTP/1.1 (service/http1.py) on an event loop and does three
-things:
+processes (service/pool.py).  The wire is granian's (hyper's HTTP/1.1, in Rust, maintained and hardened by
+others: parsing, framing, keep-alive, limits and deadlines, flow control), embedded on the front's event loop;
+it calls :class:`Front`, an ASGI application, for every request.  The front does three things:
 
 - every request Flask must answer goes into the one queue of service/pool.py and, in arrival order, to the
   first app process that is free, and its answer back to the client;
@@ -16,7 +17,8 @@ things:
 
 Every commit publishes on ``ref:{m:<id>}:notify``; the front's one :class:`Hub` connection wakes the waiters
 of that match.  So a waiting person holds no process, thread or Redis connection, and thousands can wait
-while the app processes referee.
+while the app processes referee.  The limits of our own, above the wire's: requests under way per client
+address, a body's deadline, and (service/pool.py) an app process's deadline per request.
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ import multiprocessing as mp
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import tempfile
 import time
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs
+from urllib.parse import unquote_to_bytes
 
 import orjson
 import redis.asyncio as aioredis
@@ -48,7 +51,6 @@ from service import logs, metrics, multiproc, requestid
 from service import pool as apps
 from service.api import problem_answer, sse
 from service.config import Settings
-from service.http1 import Exchange, Request, Server
 from service.problems import Problem
 from service.processes import die_with_parent, fork, name_process, stop_processes
 from service.referee import Stream
@@ -56,11 +58,8 @@ from service.store import PAGE, match_key, notify_channel, streams_key
 
 log = logging.getLogger("referee.front")
 
-LONG_POLL = re.compile(r"^/matches/([^/]+)$")
-EVENTS = re.compile(r"^/matches/([^/]+)/events$")
 CHANNEL = re.compile(rb"^ref:\{m:(.*)\}:notify$")
 FULL_COLLECTION_EVERY = 100  # collections of the middle generation per full one (CPython's default: 10)
-LONG_POLL_ROUTE, EVENTS_ROUTE = "/matches/{match_id}", "/matches/{match_id}/events"
 HUB_CHANNEL = "ref:hub"  # nothing is published here; it keeps the pub/sub link subscribed
 Headers = list[tuple[str, str]]
 
@@ -80,9 +79,9 @@ class Waiter:
 
 @dataclass(eq=False, slots=True)
 class Beat:
-    """An open stream as the front's :class:`Beats` see it; the stream drops its exchange when it ends."""
+    """An open stream as the front's :class:`Beats` see it; the stream drops its outlet when it ends."""
 
-    exchange: Exchange | None
+    outlet: Outlet | None
     waiter: Waiter
     stream: Stream
 
@@ -106,11 +105,11 @@ class Beats:
         self.order = itertools.count()
         self.task: asyncio.Task | None = None
 
-    def add(self, exchange: Exchange, waiter: Waiter, stream: Stream) -> Beat:
-        """Beat for a stream until it drops its exchange (or a heartbeat fails).  The first beat falls at a
+    def add(self, outlet: Outlet, waiter: Waiter, stream: Stream) -> Beat:
+        """Beat for a stream until it drops its outlet (or a heartbeat fails).  The first beat falls at a
         random point of the interval: streams opened together (a crowd arriving, every client reconnecting
         after a restart) then beat at spread times, not in one burst."""
-        beat = Beat(exchange, waiter, stream)
+        beat = Beat(outlet, waiter, stream)
         first = asyncio.get_running_loop().time() + self.heartbeat * random.uniform(0.1, 1.0)
         heapq.heappush(self.due, (first, next(self.order), beat))
         if self.task is None:
@@ -124,12 +123,14 @@ class Beats:
             now, beating = loop.time(), []
             while self.due and self.due[0][0] <= now:
                 beat = heapq.heappop(self.due)[2]
-                if beat.exchange is not None:
+                if beat.outlet is not None:
                     beating.append(beat)
             for beat in beating:
-                # not awaited in turn: a client that stopped reading holds up only its own heartbeat
-                sent = asyncio.ensure_future(beat.exchange.send(sse.HEARTBEAT))
-                sent.add_done_callback(functools.partial(self._sent, beat.waiter))
+                # not awaited in turn: a client that stopped reading holds up only its own heartbeat, and
+                # gets no other while that one waits
+                if beat.outlet.writing is None:
+                    sent = asyncio.ensure_future(beat.outlet.write(sse.HEARTBEAT))
+                    sent.add_done_callback(functools.partial(self._sent, beat.waiter))
                 heapq.heappush(self.due, (now + self.heartbeat, next(self.order), beat))
             seats = [beat.stream for beat in beating if beat.stream.holder is not None]
             if seats:
@@ -287,19 +288,19 @@ class Hub:
                 log.warning("re-check of watched matches failed: %s", exc)
 
 
-def request_id(request: Request) -> str:
+def request_id(headers: Headers) -> str:
     """The request's id: the client's ``X-Request-Id`` when it is usable, else a new one, which replaces it in
     the headers the app process gets."""
     given = None
-    for name, value in request.headers:
+    for name, value in headers:
         if name == requestid.HEADER:
             given = value if given is None else f"{given},{value}"
     if given is not None and requestid.valid(given):
         return given
     made = requestid.make()
     if given is not None:
-        request.headers = [(k, v) for k, v in request.headers if k != requestid.HEADER]
-    request.headers.append((requestid.HEADER, made))
+        headers[:] = [(k, v) for k, v in headers if k != requestid.HEADER]
+    headers.append((requestid.HEADER, made))
     return made
 
 
@@ -353,39 +354,186 @@ def problem(code: str, detail: str, headers: Headers = (),
     return status, [*more, *cors_headers(list(headers))], body
 
 
-def refusal(status: int, detail: str) -> bytes:
-    """The body of a request the HTTP layer could not read (service/http1.py)."""
-    code = {400: "malformed_request", 414: "target_too_long", 431: "headers_too_large"}[status]
-    return problem_answer(Problem(code, detail))[2]
+class Gone(Exception):
+    """The client hung up."""
+
+
+class Outlet:
+    """One request's way back to its client (the server's ASGI ``send``), and the watch for its hang-up.
+
+    The server reads a request's body and then reports ``http.disconnect`` once the client goes; a held request
+    (a long-poll, a stream) watches for it, so that its wait ends then and its work stops.  A stream's writes
+    wait while the client does not read (the server keeps a few chunks per connection, no more), and a
+    heartbeat is skipped while the previous write still waits: a client that stops reading holds one write."""
+
+    __slots__ = ("send", "receive", "gone", "on_gone", "watch", "writing")
+
+    def __init__(self, send, receive) -> None:
+        self.send, self.receive = send, receive
+        self.gone = False
+        self.on_gone: list = []
+        self.watch: asyncio.Task | None = None
+        self.writing: asyncio.Future | None = None
+
+    def watch_hang_up(self) -> None:
+        if self.watch is None:
+            self.watch = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        with suppress(Exception):
+            while (await self.receive())["type"] != "http.disconnect":
+                pass
+        self.hang_up()
+
+    def hang_up(self) -> None:
+        if not self.gone:
+            self.gone = True
+            for callback in self.on_gone:
+                callback()
+            if self.writing is not None:
+                self.writing.cancel()
+
+    def stop_watching(self) -> None:
+        if self.watch is not None:
+            self.watch.cancel()
+
+    async def respond(self, status: int, headers: Headers, body: bytes) -> None:
+        """A whole answer."""
+        await self.send({"type": "http.response.start", "status": status,
+                         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
+        await self.send({"type": "http.response.body", "body": body})
+
+    async def start(self, status: int, headers: Headers) -> None:
+        await self.send({"type": "http.response.start", "status": status,
+                         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
+
+    async def write(self, data: bytes) -> None:
+        """A part of a streamed answer; raises ``Gone`` once the client hung up."""
+        if self.gone:
+            raise Gone
+        self.writing = asyncio.ensure_future(self.send({"type": "http.response.body", "body": data,
+                                                        "more_body": True}))
+        try:
+            await self.writing
+        except asyncio.CancelledError:
+            if self.gone:
+                raise Gone from None
+            raise
+        finally:
+            self.writing = None
+
+    async def end(self) -> None:
+        if not self.gone:
+            with suppress(Exception):
+                await self.send({"type": "http.response.body", "body": b""})
 
 
 class Front:
-    """The handler of every request (see the module's docstring)."""
+    """The ASGI application the wire server calls for every request (see the module's docstring)."""
 
     def __init__(self, settings: Settings, pool: apps.Pool) -> None:
         self.settings = settings
         self.pool = pool
         self.hub: Hub | None = None  # made at the first wait
-        self.held: set[asyncio.Task] = set()  # the tasks of held requests (the loop keeps only weak references)
+        self.held: set[asyncio.Task] = set()  # the tasks of held requests (for drain)
+        self.clients: dict[str, int] = {}  # requests under way per client address
         self.log = AccessLog()
 
-    def handle(self, request: Request, exchange: Exchange) -> None:
+    async def __call__(self, scope: dict, receive, send) -> None:
+        if scope["type"] != "http":  # no lifespan (the server runs without it) nor WebSocket (off)
+            return
         started = time.perf_counter()
-        rid = request_id(request)
-        if request.method == "GET":
-            if (found := EVENTS.match(request.path)) and "text/event-stream" in (request.header("accept") or ""):
-                return self._hold(self._stream(request, exchange, rid, started, found.group(1)))
-            if (found := LONG_POLL.match(request.path)) and (poll := long_poll_args(request.query)):
-                return self._hold(self._long_poll(request, exchange, found.group(1), *poll, rid, started))
-        self.pool.submit(apps.request_frame(request), functools.partial(self._answer, exchange, request, rid, started))
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        rid = request_id(headers)
+        outlet = Outlet(send, receive)
+        address = (scope.get("client") or ("", 0))[0]
+        under_way = self.clients.get(address, 0)
+        if under_way >= self.settings.max_per_client:
+            return await self._refuse(outlet, scope, rid, started, problem(
+                "client_limit", f"At most {self.settings.max_per_client} requests may be under way from one address.",
+                retry_after=self.settings.retry_after))
+        self.clients[address] = under_way + 1
+        try:
+            request = await self._read(scope, headers, outlet)
+            if isinstance(request, tuple):
+                return await self._refuse(outlet, scope, rid, started, request)
+            frame = apps.request_frame(request)
+            answer = await self._ask(frame)
+            hold = answer[3]
+            if hold is not None and "poll" in hold:
+                return await self._held(self._long_poll(request, frame, answer, outlet, rid, started, **hold["poll"]))
+            if hold is not None and "stream" in hold:
+                return await self._held(self._stream(request, answer, outlet, rid, started, hold["stream"]))
+            status, headers, body = answer[:3]
+            headers.append((requestid.HEADER, rid))
+            if request.cut:  # the rest of its body was never read
+                headers.append(("Connection", "close"))
+            await outlet.respond(status, headers, body)
+            self.log.done(request.method, request.path, rid, started, status, answer[4], answer[5])
+        finally:
+            left = self.clients[address] - 1
+            if left:
+                self.clients[address] = left
+            else:
+                del self.clients[address]
 
-    def _answer(self, exchange: Exchange, request: Request, rid: str, started: float,
-                answer: apps.Answer | None) -> None:
-        status, headers, body = answer[:3] if answer is not None else self._lost()
-        headers.append((requestid.HEADER, rid))
-        exchange.respond(status, headers, body)
-        self.log.done(request.method, request.path, rid, started, status,
-                      *(answer[4:6] if answer is not None else (None, None)))
+    async def _read(self, scope: dict, headers: Headers, outlet: Outlet) -> apps.Request | tuple:
+        """The request, whole, or a refusal (status, headers, body) for one that may not go on.
+
+        RFC 9112 section 3.2: an HTTP/1.1 request has exactly one ``Host`` (HTTP/2 carries the authority in a
+        field of its own)."""
+        version = scope["http_version"]
+        hosts = [v for k, v in headers if k == "host"]
+        # the server adds an empty Host where none came, so an empty one counts as none
+        if len(hosts) > 1 or (version == "1.1" and not (hosts and hosts[0])):
+            return problem("malformed_request", "A request needs exactly one Host header.")
+        client, server = scope.get("client") or ("", 0), scope.get("server") or ("", 0)
+        raw = scope.get("raw_path")
+        path = unquote_to_bytes(raw).decode("latin-1") if raw else scope["path"].encode().decode("latin-1")
+        request = apps.Request(scope["method"], path, scope["query_string"].decode("latin-1"), version, headers, b"",
+                               f"{client[0]}:{client[1]}", f"{server[0]}:{server[1]}")
+        length = request.header("content-length")
+        if length is None and request.header("transfer-encoding") is None:
+            return request  # no body (a GET, say): nothing to read
+        if length is not None and length.isdigit() and int(length) > self.settings.max_body:
+            request.cut = True  # the app process answers 413 from the declared length; the body is never read
+            return request
+        chunks, size = [], 0
+        try:
+            async with asyncio.timeout(self.settings.body_timeout):
+                while True:
+                    message = await receive_body(outlet)
+                    if message is None:  # the client went, or its body's framing broke: the server cannot say
+                        status, more, body = problem("malformed_request", "The request's body could not be read.")
+                        return status, [*more, ("Connection", "close")], body
+                    chunks.append(message[0])
+                    size += len(message[0])
+                    if size > self.settings.max_body:
+                        request.cut = True
+                        break
+                    if not message[1]:
+                        break
+        except TimeoutError:
+            status, more, body = problem("body_timeout", f"The body must arrive within "
+                                                          f"{self.settings.body_timeout:g} seconds of the head.")
+            return status, [*more, ("Connection", "close")], body
+        request.body = b"".join(chunks)
+        return request
+
+    async def _refuse(self, outlet: Outlet, scope: dict, rid: str, started: float,
+                      answer: tuple[int, Headers, bytes]) -> None:
+        status, headers, body = answer
+        await outlet.respond(status, [*headers, (requestid.HEADER, rid)], body)
+        self.log.done(scope["method"], scope["path"], rid, started, status, None, None)
+
+    def _answer(self, answer) -> tuple[int, Headers, bytes]:
+        """An app process's answer; the front's own when there was none (``Pool``'s ``None`` and ``TIMED_OUT``)."""
+        if isinstance(answer, tuple):
+            return answer[:3]
+        if answer == apps.TIMED_OUT:
+            return problem("app_timeout", f"The request took longer than {self.settings.app_timeout:g} seconds; "
+                                          "it was stopped.")
+        return self._lost()
 
     def _lost(self) -> tuple[int, Headers, bytes]:
         """No answer: the app process died with the request, or none came up in time."""
@@ -394,10 +542,15 @@ class Front:
         return problem("unavailable", "The server is starting or restarting; retry shortly.",
                        retry_after=self.settings.retry_after)
 
-    def _hold(self, coro) -> None:
+    async def _held(self, coro) -> None:
         task = asyncio.ensure_future(coro)
         self.held.add(task)
-        task.add_done_callback(self._held_done)
+        try:
+            await task
+        except Exception:
+            log.exception("a held request failed")
+        finally:
+            self.held.discard(task)
 
     async def drain(self, timeout: float) -> None:
         """Stopping: let go of the held requests (``Hub.release``) and wait, at most ``timeout`` seconds, until
@@ -409,72 +562,70 @@ class Front:
             await asyncio.wait(set(self.held), timeout=timeout)
         await self.pool.drained(max(0.0, deadline - asyncio.get_running_loop().time()))
 
-    def _held_done(self, task: asyncio.Task) -> None:
-        self.held.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("a held request failed", exc_info=task.exception())
-
     def _hub(self) -> Hub:
         if self.hub is None:
             s = self.settings
             self.hub = Hub(s.redis_url, s.heartbeat, s.redis_timeout, s.redis_cluster)
         return self.hub
 
-    async def _ask(self, request: Request, mode: int) -> apps.Answer | tuple[int, Headers, bytes, None]:
-        answer = await self.pool.call(apps.request_frame(request, mode))
-        return answer if answer is not None else (*self._lost(), None)
+    async def _ask(self, frame: bytes) -> tuple:
+        """An app process's answer to the request (``Answer``), or the front's own when none came."""
+        answer = await self.pool.call(frame)
+        return answer if isinstance(answer, tuple) else (*self._answer(answer), None, None, None)
 
     # -- long-poll --------------------------------------------------------------------------
-    async def _long_poll(self, request: Request, exchange: Exchange, match_id: str, since: int, wait: float,
-                         rid: str, started: float) -> None:
-        """Flask answers once; while the match stays at or below ``since`` that answer stays true, so
-        the re-checks only read the version (no view is built) and Flask answers again once it moved."""
+    async def _long_poll(self, request: apps.Request, frame: bytes, answer: tuple, outlet: Outlet, rid: str,
+                         started: float, since: int, wait: float) -> None:
+        """Flask answered, with nothing newer than ``since`` yet; that answer stays true while the match stays at
+        or below ``since``, so the re-checks only read the version (no view is built) and Flask answers again
+        once it moved."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + min(wait, self.settings.max_wait)  # Flask refuses a wait out of range
-        answer = await self._ask(request, apps.HELD)
-        held = False
-        if answer[0] == 200 and orjson.loads(answer[2])["version"] <= since:
-            held = True
-            metrics.HELD_LONG_POLLS.inc()
-            try:
-                hub = self._hub()
-                async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
-                    exchange.on_gone.append(waiter.event.set)  # a hang-up ends the wait
-                    while not exchange.gone and not waiter.gone:  # gone: the front is stopping
-                        waiter.event.clear()  # before the re-check: a commit during the read sets it again
-                        if await hub.version(match_id) > since:
-                            answer = await self._ask(request, apps.HELD)
+        deadline = loop.time() + wait
+        match_id = answer[5]
+        metrics.HELD_LONG_POLLS.inc()
+        try:
+            hub = self._hub()
+            async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
+                outlet.on_gone.append(waiter.event.set)  # a hang-up ends the wait
+                outlet.watch_hang_up()
+                while not outlet.gone and not waiter.gone:  # waiter.gone: the front is stopping
+                    waiter.event.clear()  # before the re-check: a commit during the read sets it again
+                    if await hub.version(match_id) > since:
+                        answer = await self._ask(frame)
+                        if answer[3] is None:  # it moved (or is gone): Flask's answer says so
                             break
-                        left = deadline - loop.time()
-                        if left <= 0:
-                            break
-                        with suppress(TimeoutError):
-                            async with asyncio.timeout(left):
-                                await waiter.event.wait()
-            except (RedisError, OSError, TimeoutError) as exc:
-                log.warning("long-poll answered 503: %r", exc)
-                answer = (*self._unavailable(answer[1]), None)
-            finally:
-                metrics.HELD_LONG_POLLS.dec()
+                    left = deadline - loop.time()
+                    if left <= 0:
+                        break
+                    with suppress(TimeoutError):
+                        async with asyncio.timeout(left):
+                            await waiter.event.wait()
+        except (RedisError, OSError, TimeoutError) as exc:
+            log.warning("long-poll answered 503: %r", exc)
+            answer = (*self._unavailable(answer[1]), None, answer[4], match_id)
+        finally:
+            metrics.HELD_LONG_POLLS.dec()
+            outlet.stop_watching()
         status, headers, body = answer[:3]
         headers.append((requestid.HEADER, rid))
-        exchange.respond(status, headers, body)
-        self.log.done(request.method, request.path, rid, started, status, LONG_POLL_ROUTE, match_id, held)
+        if not outlet.gone:
+            with suppress(Exception):
+                await outlet.respond(status, headers, body)
+        self.log.done(request.method, request.path, rid, started, status, answer[4], match_id, True)
 
     def _unavailable(self, headers: Headers) -> tuple[int, Headers, bytes]:
         return problem("redis_unavailable", "The store is unreachable; retry shortly.", headers, retry_after=1)
 
     # -- event stream -----------------------------------------------------------------------
-    async def _stream(self, request: Request, exchange: Exchange, rid: str, started: float, match_id: str) -> None:
-        status, headers, body, held = (await self._ask(request, apps.STREAM))[:4]
-        headers.append((requestid.HEADER, rid))
-        if status != 200 or held is None:
-            exchange.respond(status, headers, body)
-            return self.log.done(request.method, request.path, rid, started, status, EVENTS_ROUTE, match_id)
+    async def _stream(self, request: apps.Request, answer: tuple, outlet: Outlet, rid: str, started: float,
+                      held: dict) -> None:
+        """Flask opened the stream (tickets, leases, limits) and hands it over: hold it here until its match ends,
+        its time is up, its client leaves or the front stops."""
+        status, headers, route, match_id = answer[0], answer[1], answer[4], answer[5]
         # a stream may be held for hours, 10,000 at a time: it keeps its CORS headers (and its request id), not
         # the request and Flask's answer (fewer objects for every full pass of the collector to walk)
         path = request.path
-        del request, body
+        del request, answer
         headers = [*cors_headers(headers), (requestid.HEADER, rid)]
         after, seconds = held.pop("after"), held.pop("seconds")
         stream = Stream(store=None, **held)
@@ -483,34 +634,36 @@ class Front:
         hub = self._hub()
         try:
             async with hub.watch(stream.match_id, -1) as waiter:
-                await exchange.turn()
-                exchange.on_gone.append(functools.partial(Beats._end, waiter))  # a hang-up wakes it
-                exchange.start(200, [("content-type", "text/event-stream; charset=utf-8"), *sse.HEADERS.items(),
-                                     *headers])
+                outlet.on_gone.append(functools.partial(Beats._end, waiter))  # a hang-up wakes it
+                outlet.watch_hang_up()
+                await outlet.start(200, [("content-type", "text/event-stream; charset=utf-8"),
+                                         *sse.HEADERS.items(), *headers])
                 opened = True
                 metrics.HELD_STREAMS.inc()
-                await exchange.send(sse.RETRY)
-                beat = hub.beats.add(exchange, waiter, stream)
+                await outlet.write(sse.RETRY)
+                beat = hub.beats.add(outlet, waiter, stream)
                 try:
                     async with asyncio.timeout_at(deadline) as lifetime:  # one timer for the stream's life
                         while not waiter.gone:  # a commit, a hang-up (or a failed heartbeat) wakes it
                             waiter.event.clear()
                             frames, after, waiter.seen, over = await sse.catch_up_async(hub.page, stream, after)
                             if frames:
-                                await exchange.send(frames)
+                                await outlet.write(frames)
                             if over:
                                 return
                             await waiter.event.wait()
                 except TimeoutError:
                     if not lifetime.expired():
                         raise
+        except Gone:
+            pass
         except (RedisError, OSError, TimeoutError) as exc:
             if not opened:  # nothing sent yet: answer 503
                 log.warning("event stream answered 503: %r", exc)
                 status, more, body = self._unavailable(headers)
-                exchange.respond(status, [*more, (requestid.HEADER, rid)], body)
+                await outlet.respond(status, [*more, (requestid.HEADER, rid)], body)
                 return
-            if not exchange.gone:
+            if not outlet.gone:
                 log.warning("event stream ended early (the client resumes): %s", exc)
         except Exception as exc:  # the match expired while the stream was open
             if not opened:
@@ -518,39 +671,77 @@ class Front:
             log.warning("event stream ended: %r", exc, exc_info=True)
         finally:
             if beat is not None:
-                beat.exchange = None  # no more heartbeats
+                beat.outlet = None  # no more heartbeats
+            outlet.stop_watching()
             if opened:
                 metrics.HELD_STREAMS.dec()
-                exchange.end()
-            self.log.done("GET", path, rid, started, status, EVENTS_ROUTE, match_id, held=True)
+                await outlet.end()
+            self.log.done("GET", path, rid, started, status, route, match_id, held=True)
             with suppress(RedisError, OSError):
                 await hub.close_stream(stream)
 
 
-def long_poll_args(query: str) -> tuple[int, float] | None:
-    """(since, wait) of a long-poll that must wait; None for anything Flask answers at once (or refuses)."""
-    found = parse_qs(query)
-    try:
-        since, wait = int(found["since"][-1]), float(found["wait"][-1])
-    except (KeyError, ValueError):
+async def receive_body(outlet: Outlet) -> tuple[bytes, bool] | None:
+    """The next part of a request's body and whether more follows; None once the client hung up."""
+    message = await outlet.receive()
+    if message["type"] == "http.disconnect":
+        outlet.hang_up()
         return None
-    return (since, wait) if wait > 0 else None
+    return message.get("body", b""), message.get("more_body", False)
+
+
+def wire_server(front: Front, host: str, port: int, settings: Settings):
+    """The maintained HTTP server that speaks the wire (granian: hyper's HTTP/1.1 in Rust), on this process's event
+    loop, calling ``front`` for each request.  Its limits are the settings': the head's size and deadline (which
+    also closes a keep-alive connection left silent), the connections held at once; one request under way per
+    connection (pipelined ones wait, unread), and a streamed answer's writes wait while its client does not read."""
+    from granian.constants import HTTPModes, Interfaces
+    from granian.http import HTTP1Settings
+    from granian.server.embed import Server as Granian
+
+    return Granian(
+        front, address=host, port=port, interface=Interfaces.ASGINL, http=HTTPModes.http1, websockets=False,
+        backlog=WIRE_BACKLOG, backpressure=settings.max_connections,
+        http1_settings=HTTP1Settings(header_read_timeout=int(settings.head_timeout * 1000), keep_alive=True,
+                                     max_buffer_size=max(settings.max_head, WIRE_MIN_BUFFER)),
+        log_level="error", log_dictconfig={"loggers": {"_granian": {"level": "ERROR", "propagate": True}}})
+
+
+WIRE_BACKLOG = 4096
+WIRE_MIN_BUFFER = 8192  # hyper's least read buffer
+
+
+def raise_descriptor_limit(wanted: int) -> None:
+    """Let this process hold ``wanted`` connections (and some files more): the soft limit up to the hard one."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted + 256 if hard == resource.RLIM_INFINITY else min(hard, wanted + 256)
+    if target > soft:
+        with suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 async def run(host: str, port: int, path: str, settings: Settings) -> None:
     with suppress(FileNotFoundError):  # a front that died left its socket
         os.unlink(path)
-    pool = apps.Pool(path)
+    pool = apps.Pool(path, deadline=settings.app_timeout)
     await pool.start()
     front = Front(settings, pool)
-    server = Server(front.handle, settings.max_body, settings.keep_alive, refusal)
-    listener = await server.listen(host, port)
+    raise_descriptor_limit(settings.max_connections)
+    server = wire_server(front, host, port, settings)
+    serving = asyncio.ensure_future(server.serve())
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    await stop.wait()
-    # the supervisor's turn for us: accept no more, answer what app processes are doing, then let go of the
-    # held long-polls and streams (their clients resume against the next front)
-    listener.close()
+    done, _ = await asyncio.wait({serving, asyncio.ensure_future(stop.wait())}, return_when=asyncio.FIRST_COMPLETED)
+    if serving in done:  # the server could not start (its port is taken, say): the supervisor says so
+        serving.result()
+        raise RuntimeError("the wire server stopped by itself")
+    # the supervisor's turn for us: let go of the held long-polls and streams (their clients resume against the
+    # next front), accept no more, and answer what app processes are doing
+    if front.hub is not None:
+        front.hub.release()
+    server.stop()
+    with suppress(TimeoutError):
+        await asyncio.wait_for(serving, settings.drain)
     await front.drain(settings.drain)
     front.log.flush()
     logs.drain()

@@ -12,21 +12,23 @@ by several times its median (docs/benchmarks.md#against-boardgameio: the tail at
 queue serves the oldest request first, whichever process frees up.
 
 Frames, both ways: two big-endian u32 (head length, body length), the head as JSON, the body's bytes.
-A request's head: [method, path, query, HTTP version, client, server, headers, mode, cut]; ``mode`` is
-``PLAIN``, ``HELD`` (a long-poll the front holds) or ``STREAM`` (an event stream the front holds).  An
-answer's head: [status, headers, stream, route, match]: ``stream`` is what the front needs to hold an event
-stream Flask opened, else None; ``route`` the template of the route that answered and ``match`` the match id of
-the path (for the front's log line and metrics), or None.
+A request's head: [method, path, query, HTTP version, client, server, headers, cut].  An answer's head:
+[status, headers, hold, route, match]: ``hold`` is the route's ``Referee-Hold`` header, parsed (what the front
+needs to hold a long-poll or an event stream: service/api/__init__.py ``HOLD``), else None; ``route`` the
+template of the route that answered and ``match`` the match id of the path (for the front's log line and
+metrics), or None.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import gc
 import io
 import logging
 import os
+import signal
 import socket
 import struct
 import sys
@@ -35,34 +37,53 @@ from collections.abc import Callable
 
 import orjson
 
-from service.api import HELD as HELD_KEY
+from service.api import HOLD as HOLD_HEADER
 from service.api import MATCH as MATCH_KEY
 from service.api import ROUTE as ROUTE_KEY
-from service.api import STREAM as STREAM_KEY
-from service.http1 import Request
 
 log = logging.getLogger("referee.pool")
 
 FRAME = struct.Struct("!II")
+PEER = struct.Struct("3i")  # SO_PEERCRED: pid, uid, gid
 #: app processes run a step below the front (and an embedded Redis): the front's dispatch, a Redis answer and
 #: a heartbeat are short and unblock the app processes' work, so they should never wait behind it.  Measured
 #: with `referee serve` at 8 and 64 matches: 3-7 % more moves/s and a tighter p99 (see
 #: docs/benchmarks.md#one-queue-the-front-and-its-app-processes-2026-11-27).
 NICE = 2
-PLAIN, HELD, STREAM = 0, 1, 2
-Answer = tuple[int, list, bytes, dict | None, str | None, str | None]  # status, headers, body, stream, route, match
-Done = Callable[[Answer | None], None]  # None: the app process died with the request
+Answer = tuple[int, list, bytes, dict | None, str | None, str | None]  # status, headers, body, hold, route, match
+#: what the front is handed back: the answer; None when the app process died with the request; ``TIMED_OUT`` when
+#: it held the request past ``REFEREE_APP_TIMEOUT`` (the process is then killed, and its supervisor starts another)
+TIMED_OUT = "timed out"
+Done = Callable[["Answer | None | str"], None]
 
 
-def request_frame(request: Request, mode: int = PLAIN) -> bytes:
+class Request:
+    """One request as the front read it: the method, the percent-decoded path (latin-1, as WSGI has it), the raw
+    query string, ``headers`` with lower-case names in their order, and the whole body (``cut`` when it went past
+    the limit: then only its start, or nothing when its declared length was too long)."""
+
+    __slots__ = ("method", "path", "query", "version", "headers", "body", "client", "server", "cut")
+
+    def __init__(self, method: str, path: str, query: str, version: str, headers: list[tuple[str, str]],
+                 body: bytes, client: str, server: str, cut: bool = False) -> None:
+        self.method, self.path, self.query, self.version = method, path, query, version
+        self.headers, self.body, self.client, self.server, self.cut = headers, body, client, server, cut
+
+    def header(self, name: str) -> str | None:
+        """A header's value (lower-case name); a repeated one joined with commas."""
+        found = [v for k, v in self.headers if k == name]
+        return ",".join(found) if found else None
+
+
+def request_frame(request: Request) -> bytes:
     head = orjson.dumps([request.method, request.path, request.query, request.version, request.client,
-                         request.server, request.headers, mode, request.cut])
+                         request.server, request.headers, request.cut])
     return FRAME.pack(len(head), len(request.body)) + head + request.body
 
 
-def answer_frame(status: int, headers: list, body: bytes, stream: dict | None = None, route: str | None = None,
+def answer_frame(status: int, headers: list, body: bytes, hold: dict | None = None, route: str | None = None,
                  match_id: str | None = None) -> bytes:
-    head = orjson.dumps([status, headers, stream, route, match_id])
+    head = orjson.dumps([status, headers, hold, route, match_id])
     return FRAME.pack(len(head), len(body)) + head + body
 
 
@@ -77,13 +98,19 @@ class Link(asyncio.Protocol):
         self.size = 0
         self.need = 0  # the answer frame's whole length, once its first 8 bytes came
         self.done: Done | None = None
+        self.since = 0.0  # when the request under way was handed over
+        self.pid: int | None = None
 
     def connection_made(self, transport) -> None:
         self.transport = transport
+        with contextlib.suppress(OSError, TypeError, AttributeError):  # the process on the other end
+            creds = transport.get_extra_info("socket").getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, PEER.size)
+            self.pid = PEER.unpack(creds)[0]
         self.pool.joined(self)
 
     def send(self, frame: bytes, done: Done) -> None:
         self.done = done
+        self.since = time.monotonic()
         self.transport.write(frame)
 
     def data_received(self, data: bytes) -> None:
@@ -97,11 +124,11 @@ class Link(asyncio.Protocol):
         frame = data if len(self.chunks) == 1 else b"".join(self.chunks)
         self.chunks, self.size, self.need = [], 0, 0  # an app process answers one request at a time
         head_len = FRAME.unpack_from(frame)[0]
-        status, headers, stream, route, match_id = orjson.loads(frame[8:8 + head_len])
+        status, headers, hold, route, match_id = orjson.loads(frame[8:8 + head_len])
         done, self.done = self.done, None
         self.pool.free(self)  # the next request first, so that the process is busy again at once
         if done is not None:
-            done((status, headers, frame[8 + head_len:], stream, route, match_id))
+            done((status, headers, frame[8 + head_len:], hold, route, match_id))
 
     def connection_lost(self, exc) -> None:
         done, self.done = self.done, None
@@ -114,10 +141,14 @@ class Link(asyncio.Protocol):
 class Pool:
     """The front's side: app processes connect to its Unix socket; requests wait in one queue, first come
     first served, and each goes to the first process that is free.  With no app process connected for
-    ``patience`` seconds (at start, or all of them restarting) a waiting request is given up (``None``)."""
+    ``patience`` seconds (at start, or all of them restarting) a waiting request is given up (``None``).
 
-    def __init__(self, path: str, patience: float = 10.0) -> None:
-        self.path, self.patience = path, patience
+    A process that holds one request longer than ``deadline`` seconds is stuck (a loop that never ends, a
+    call that never returns): its request is answered ``TIMED_OUT`` and the process is killed; its supervisor
+    (``ApiProcesses.replace_dead``) starts another, which connects here like the first."""
+
+    def __init__(self, path: str, patience: float = 10.0, deadline: float = 30.0) -> None:
+        self.path, self.patience, self.deadline = path, patience, deadline
         self.links: list[Link] = []
         self.idle: list[Link] = []  # a stack: the process that freed up last is the warmest
         self.queue: collections.deque[tuple[bytes, Done, float]] = collections.deque()
@@ -165,12 +196,27 @@ class Pool:
 
     async def _give_up(self) -> None:
         while True:
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(min(0.5, self.deadline / 4))
+            now = time.monotonic()
+            for link in [link for link in self.links if link.done is not None and now - link.since > self.deadline]:
+                self._stuck(link, now - link.since)
             if self.links:
                 continue
             old = time.monotonic() - self.patience
             while self.queue and self.queue[0][2] < old:
                 self.queue.popleft()[1](None)
+
+
+    def _stuck(self, link: Link, held: float) -> None:
+        done, link.done = link.done, None
+        log.error("app process %s held a request %.1f s (REFEREE_APP_TIMEOUT %.0f s): answered 504, replacing it",
+                  link.pid, held, self.deadline)
+        self.left(link)
+        link.transport.abort()
+        if link.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(link.pid, signal.SIGKILL)
+        done(TIMED_OUT)
 
 
 class _umask:
@@ -187,7 +233,7 @@ class _umask:
 # -- an app process ------------------------------------------------------------------------------------
 def environ(head: list, body: bytes) -> dict:
     """The WSGI environ of a request frame (the path is already percent-decoded, as WSGI has it)."""
-    method, path, query, version, client, server, headers, mode, cut = head
+    method, path, query, version, client, server, headers, cut = head
     host, _, port = server.rpartition(":")
     remote, _, remote_port = client.rpartition(":")
     env = {
@@ -217,10 +263,6 @@ def environ(head: list, body: bytes) -> dict:
     if cut and "CONTENT_LENGTH" not in env:  # a chunked body past the limit: Flask refuses it by its length
         env.pop("HTTP_TRANSFER_ENCODING", None)
         env["CONTENT_LENGTH"] = str(len(body))
-    if mode == HELD:
-        env[HELD_KEY] = True
-    elif mode == STREAM:
-        env[STREAM_KEY] = {}
     return env
 
 
@@ -236,14 +278,13 @@ def call_wsgi(app, env: dict) -> tuple[int, list, bytes]:
     return int(status[:3]), headers, body
 
 
-def held_stream(env: dict) -> dict | None:
-    """What the front needs to hold the event stream this request opened (see the events route)."""
-    front = env.get(STREAM_KEY)
-    if not front or "stream" not in front:
-        return None
-    s = front["stream"]
-    return {"match_id": s.match_id, "viewer": s.viewer, "holder": s.holder, "id": s.id, "lease": s.lease,
-            "legal": s.legal, "legal_seen": s.legal_seen, "after": front["after"], "seconds": front["seconds"]}
+def take_hold(headers: list) -> dict | None:
+    """The route's ``Referee-Hold`` header, taken out of the answer's headers (it is for the front alone)."""
+    for i, (name, value) in enumerate(headers):
+        if name == HOLD_HEADER:
+            del headers[i]
+            return orjson.loads(value)
+    return None
 
 
 def answer(app, head: list, body: bytes) -> bytes:
@@ -257,7 +298,7 @@ def answer(app, head: list, body: bytes) -> bytes:
 
         problem = Problem("internal", INTERNAL)
         return answer_frame(500, [["Content-Type", "application/problem+json"]], orjson.dumps(problem.as_dict()))
-    return answer_frame(status, headers, out, held_stream(env), env.get(ROUTE_KEY), env.get(MATCH_KEY))
+    return answer_frame(status, headers, out, take_hold(headers), env.get(ROUTE_KEY), env.get(MATCH_KEY))
 
 
 def connect_to_front(path: str, timeout: float = 30.0) -> socket.socket:

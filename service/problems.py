@@ -7,7 +7,7 @@ from typing import Any
 #: every code the API can answer with, its HTTP status and title (documented in openapi.yaml)
 CODES: dict[str, tuple[int, str]] = {
     "invalid_body": (400, "The request body is not valid JSON or not the expected shape"),
-    "malformed_request": (400, "The request is not valid HTTP/1.1"),
+    "malformed_request": (400, "The request is not valid HTTP"),
     "unknown_game": (404, "No such game"),
     "unknown_match": (404, "No such match"),
     "not_found": (404, "No such resource"),
@@ -37,15 +37,16 @@ CODES: dict[str, tuple[int, str]] = {
     "not_away": (409, "The seat is not away"),
     "seat_out": (409, "The seat forfeited the match"),
     "body_too_large": (413, "The request body is too large"),
-    "target_too_long": (414, "The request target is too long"),
+    "body_timeout": (408, "The request's body did not arrive in time"),
     "too_many_streams": (429, "Too many open event streams for this token"),
-    "headers_too_large": (431, "The request's headers are too large"),
     "internal": (500, "The server failed on this request"),
     "busy": (503, "The match is too busy; retry"),
     "redis_unavailable": (503, "The store is unreachable; retry"),
     "unavailable": (503, "The server is starting or restarting; retry"),
     "webhook_refused": (422, "The webhook's target is refused"),
     "store_full": (503, "The store is nearly full; no new match for now"),
+    "client_limit": (503, "Too many requests under way from this address; retry"),
+    "app_timeout": (504, "The server took too long over this request"),
 }
 
 

@@ -578,18 +578,10 @@ class Referee:
         match, chosen = self._commit(match_id, decide)
         return {"id": match_id, "seat": chosen, "name": name, "token": token, "status": match.status}
 
-    def snapshot(self, match_id: str, token: str | None, since: int | None = None, wait: float = 0,
-                 legal_moves: bool = False) -> dict:
+    def snapshot(self, match_id: str, token: str | None, legal_moves: bool = False) -> dict:
+        """The match as ``token``'s seat sees it (a long-poll's wait is the front's: service/front.py)."""
         match = self._load(match_id)
         seat = self.seat_of(match, token)
-        if since is not None and wait > 0 and match.version <= since:
-            deadline = time.monotonic() + min(wait, self.settings.max_wait)
-            while match.version <= since:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                self.store.wait_for_events(match_id, match.seq, int(left * 1000))
-                match = self._load(match_id)
         out = self._snapshot(match, seat)
         if legal_moves:  # read with the view, so both are of one version
             out["legal_moves"] = moves_of(match, seat) if seat is not None and seat >= 0 else []

@@ -235,11 +235,6 @@ class Store:
         self._local = threading.local()
         # once: RedisCluster is a Protocol, and isinstance against one costs microseconds on every command
         self.cluster = isinstance(client, RedisCluster)
-        # A blocking read is sliced so that each XREAD BLOCK ends well before the client's socket
-        # timeout, which would otherwise cut the server's own wait (and answer 500) after 5 s.
-        pool = client.nodes_manager if self.cluster else client.connection_pool
-        timeout = pool.connection_kwargs.get("socket_timeout")
-        self.block_ms = max(100, int(timeout * 500)) if timeout else 10_000
 
     @property
     def redis(self) -> redis.Redis | RedisCluster:
@@ -300,20 +295,6 @@ class Store:
         past ``after``), read together; None for an unknown match.  The head is read before the events,
         so a waiter that has seen this version misses nothing."""
         return decode_page(self.run(self._page_script, *page_call(match_id, after, count, state)))
-
-    def wait_for_events(self, match_id: str, after: int, timeout_ms: int) -> bool:
-        """Block until an event past ``after`` exists (every commit writes one) or time runs out.
-
-        Each XREAD BLOCKs at most ``block_ms``, half the socket timeout, so the read's deadline
-        always outlasts its BLOCK; a longer wait is several reads.
-        """
-        key = {events_key(match_id): f"0-{after}"}
-        while timeout_ms > 0:
-            block = min(timeout_ms, self.block_ms)
-            if self.redis.xread(key, count=1, block=block):
-                return True
-            timeout_ms -= block
-        return False
 
     # -- stream tickets and open streams -------------------------------------------------------
     def issue_ticket(self, match_id: str, seat: int, ttl: int) -> str:

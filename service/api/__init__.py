@@ -291,7 +291,7 @@ class Blueprint(_Blueprint):
 
 
 #: what any request may be answered, whatever its route
-EVERY_ROUTE = ("malformed_request", "target_too_long", "headers_too_large", "internal", "unavailable")
+EVERY_ROUTE = ("malformed_request", "body_timeout", "internal", "unavailable", "client_limit", "app_timeout")
 
 
 def problems(blp: Blueprint, *codes: str) -> Callable:
@@ -299,8 +299,9 @@ def problems(blp: Blueprint, *codes: str) -> Callable:
 
     ``invalid_body`` is a 400 (not JSON) or a 422 (not the expected shape); any route may fail
     with ``internal``, which the tests make sure never happens, with ``unavailable`` while the server
-    (re)starts its app processes, and with the refusals of a request the front cannot read as HTTP/1.1
-    (service/front.py, service/http1.py).
+    (re)starts its app processes, and with the front's limits (service/front.py): a missing or doubled
+    ``Host`` (``malformed_request``), a body that does not arrive in time, too many requests from one address,
+    an app process that takes too long.
     """
     by_status: dict[int, list[str]] = defaultdict(list)
     for code in (*codes, *EVERY_ROUTE):
@@ -359,10 +360,11 @@ def bearer_token(header: str | None) -> str | None:
     return token.strip()
 
 
-#: WSGI environ keys the front (service/front.py) sets when it holds a request on its event loop:
-#: answer a long-poll at once (it waits for the commit itself), or open an event stream and hand it over
-HELD = "referee.held"
-STREAM = "referee.stream"
+#: the answer header by which a route asks the front (service/front.py) to hold its request on the event loop:
+#: a long-poll with nothing newer yet (``{"poll": {since, wait}}``), an event stream it opened (``{"stream":
+#: {...}}``).  The app process moves it from the headers into the answer frame (service/pool.py); it never
+#: reaches a client.  Holding is the front's alone: no process, thread or Redis connection waits.
+HOLD = "Referee-Hold"
 #: WSGI environ keys an app process fills for the front's log line and metrics: the route's template
 #: (``/matches/{match_id}/moves``) and the match id of the path, where there is one
 ROUTE = "referee.route"

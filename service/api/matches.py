@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import re
 
+import orjson
 from flask import Response, request
 from flask.views import MethodView
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.api import (
     BEARER,
-    HELD,
+    HOLD,
     MAX_INT,
     OPTIONAL_BEARER,
-    STREAM,
     Blueprint,
     bearer,
     integer,
     problems,
     referee,
-    sse,
     text,
 )
 from service.api.contract import (
@@ -378,8 +377,11 @@ class MatchResource(MethodView):
     @problems(blp, "invalid_body", *MATCH_ERRORS, "redis_unavailable")
     def get(self, query, match_id: str):
         """The match as the caller's seat sees it (a spectator without a token); long-polls with since/wait."""
-        wait = 0 if request.environ.get(HELD) else query["wait"]  # the front (service/front.py) holds the wait itself
-        return referee().snapshot(match_id, bearer(), query.get("since"), wait, query["legal_moves"])
+        snapshot = referee().snapshot(match_id, bearer(), query["legal_moves"])
+        since, wait = query.get("since"), min(query["wait"], referee().settings.max_wait)
+        if since is not None and wait > 0 and snapshot["version"] <= since:  # nothing newer yet: the front waits
+            return snapshot, 200, {HOLD: orjson.dumps({"poll": {"since": since, "wait": wait}}).decode()}
+        return snapshot
 
     @blp.response(200, AbortedSchema)
     @blp.doc(operationId="abortMatch", security=BEARER)
@@ -471,12 +473,10 @@ class Events(MethodView):
             after = int(last)
         stream = referee().open_stream(match_id, token, query.get("ticket"), query["legal_moves"])
         seconds = min(query.get("wait", float("inf")), referee().settings.stream_max_age)
-        front = request.environ.get(STREAM)
-        if front is not None:  # the front streams it on its event loop
-            front.update(stream=stream, after=after, seconds=seconds)
-            return Response(status=200)
-        return Response(sse.stream_sync(referee(), stream, after, seconds), mimetype="text/event-stream",
-                        headers=sse.HEADERS)
+        s = stream  # the front streams it on its event loop (service/front.py)
+        held = {"match_id": s.match_id, "viewer": s.viewer, "holder": s.holder, "id": s.id, "lease": s.lease,
+                "legal": s.legal, "legal_seen": s.legal_seen, "after": after, "seconds": seconds}
+        return Response(status=200, headers={HOLD: orjson.dumps({"stream": held}).decode()})
 
 
 @blp.route("/<string:match_id>/stream-ticket")

@@ -15,7 +15,6 @@ import time
 import orjson
 
 from service import pool as apps
-from service.http1 import Request
 from tests.conftest import run_async
 
 
@@ -30,7 +29,7 @@ def stub_app(env, start_response):
 
 
 def frame(path: str) -> bytes:
-    return apps.request_frame(Request("GET", path, "", "1.1", [], b"", "127.0.0.1:1", "127.0.0.1:80", True, False))
+    return apps.request_frame(apps.Request("GET", path, "", "1.1", [], b"", "127.0.0.1:1", "127.0.0.1:80"))
 
 
 def start_apps(path: str, count: int) -> None:

@@ -307,30 +307,42 @@ def test_docs_and_redoc_are_served_offline_and_linked_from_the_root(http):
         assert served.status_code == 200 and len(served.data) > 100_000
 
 
-def test_a_stream_on_plain_wsgi_sends_retry_ids_and_end(http):
-    """Without the front (any WSGI server) a stream still works, holding a thread."""
+def test_waits_are_the_fronts_flask_only_says_what_to_hold(http):
+    """Flask never waits: a long-poll with nothing newer is answered at once with what the front must hold
+    (``Referee-Hold``), one with something newer plainly; an event stream is opened (ticket, lease) and handed over.
+    Over HTTP the header never reaches a client (test_a_stream_and_a_long_poll_end_the_same_over_http)."""
     created = http.post("/matches", json={"game": "super_blatt", "players": 2,
                                           "seats": [{"name": "a"}, {"name": "b"}]}).get_json()
-    http.delete(f"/matches/{created['id']}", headers={"Authorization": f"Bearer {created['host_token']}"})
-    text = http.get(f"/matches/{created['id']}/events", headers=SSE).get_data(as_text=True)
+    version = http.get(f"/matches/{created['id']}").get_json()["version"]
+    t0 = time.monotonic()
+    held = http.get(f"/matches/{created['id']}?since={version}&wait=30")
+    assert time.monotonic() - t0 < 5 and held.status_code == 200 and held.get_json()["version"] == version
+    assert orjson.loads(held.headers["Referee-Hold"]) == {"poll": {"since": version, "wait": 30}}
+    assert "Referee-Hold" not in http.get(f"/matches/{created['id']}?since={version - 1}&wait=30").headers
+    opened = http.get(f"/matches/{created['id']}/events", headers=SSE)
+    stream = orjson.loads(opened.headers["Referee-Hold"])["stream"]
+    assert opened.status_code == 200 and opened.data == b""
+    assert stream["match_id"] == created["id"] and stream["viewer"] is None and stream["after"] == 0
+
+
+def test_a_stream_and_a_long_poll_end_the_same_over_http(server):
+    """Through the front: the stream sends retry, every event with its id, and ``end``; the long-poll answers the
+    aborted match at once; neither carries the front's ``Referee-Hold``."""
+    created = requests.post(f"{server.url}/matches", json={"game": "super_blatt", "players": 2,
+                                                           "seats": [{"name": "a"}, {"name": "b"}]}).json()
+    version = requests.get(f"{server.url}/matches/{created['id']}").json()["version"]
+    requests.delete(f"{server.url}/matches/{created['id']}",
+                    headers={"Authorization": f"Bearer {created['host_token']}"})
+    answer = requests.get(f"{server.url}/matches/{created['id']}/events", headers=SSE, timeout=10)
+    assert "Referee-Hold" not in answer.headers
+    text = answer.text
     assert text.startswith("retry: ")
     frames = [f for f in text.split("\n\n") if f.startswith("id: ")]
     assert frames[-1].split("\n")[1] == "event: end" and '"status":"aborted"' in frames[-1]
     assert [int(f.split("\n")[0][4:]) for f in frames[:-1]] == [
-        e["seq"] for e in http.get(f"/matches/{created['id']}/events").get_json()["events"]]
-
-
-def test_blocking_reads_are_sliced_below_the_socket_timeout(redis_client):
-    import redis
-
-    from service.store import Store
-
-    client = redis.Redis(connection_pool=redis.ConnectionPool(
-        **{**redis_client.connection_pool.connection_kwargs, "socket_timeout": 0.4}))
-    store = Store(client, 60, 60, client, "ref:pending:test")
-    t0 = time.monotonic()
-    assert store.wait_for_events("no-such-match", 0, 1500) is False  # BLOCKs of 0.2 s, not one of 1.5 s
-    assert 1.4 < time.monotonic() - t0 < 5
+        e["seq"] for e in requests.get(f"{server.url}/matches/{created['id']}/events").json()["events"]]
+    polled = requests.get(f"{server.url}/matches/{created['id']}?since={version}&wait=30", timeout=10)
+    assert polled.json()["status"] == "aborted" and "Referee-Hold" not in polled.headers
 
 
 class InlinePool:
@@ -357,33 +369,35 @@ class InlinePool:
         return status, headers, out[8 + head_len:], stream, route, match_id
 
 
-class Exchange:
-    """service.http1.Exchange as far as the front uses it; whole answers go to ``sent``."""
+class Client:
+    """An ASGI server's side of one request, as far as the front uses it: whole answers go to ``sent``, streamed
+    parts to ``chunks``; ``hang_up`` is the client going away."""
 
     def __init__(self, sent: list) -> None:
-        self.sent, self.gone, self.on_gone, self.chunks = sent, False, [], []
+        self.sent, self.chunks, self.left = sent, [], asyncio.Event()
+        self.start = None
 
-    def respond(self, status, headers, body):
-        self.sent.append((status, headers, body))
+    async def receive(self):
+        await self.left.wait()
+        return {"type": "http.disconnect"}
 
-    async def turn(self):
-        pass
+    async def send(self, message):
+        if message["type"] == "http.response.start":
+            self.start = (message["status"], [(k.decode(), v.decode()) for k, v in message["headers"]])
+        elif message.get("more_body"):
+            self.chunks.append(message["body"])
+        elif self.start is not None:
+            self.sent.append((*self.start, message["body"]))
+            self.start = None
 
-    def start(self, status, headers):
-        self.sent.append((status, headers, None))
-
-    async def send(self, data):
-        self.chunks.append(data)
-
-    def end(self):
-        pass
+    def hang_up(self) -> None:
+        self.left.set()
 
 
-def request(path: str, query: str, headers: dict | None = None):
-    from service.http1 import Request
-
-    return Request("GET", path, query, "1.1", list((headers or {}).items()), b"", "127.0.0.1:5000", "127.0.0.1:80",
-                   True, False)
+def scope(path: str, query: str, headers: dict | None = None) -> dict:
+    return {"type": "http", "http_version": "1.1", "method": "GET", "path": path, "raw_path": path.encode(),
+            "query_string": query.encode(), "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 80),
+            "headers": [(k.encode(), v.encode()) for k, v in {"host": "x", **(headers or {})}.items()]}
 
 
 def test_an_unreachable_redis_answers_503_from_the_front(app):
@@ -397,8 +411,8 @@ def test_an_unreachable_redis_answers_503_from_the_front(app):
 
     async def call(path, query, headers=None):
         front = Front(settings, InlinePool(app))  # one per loop
-        front.handle(request(path, query, headers), Exchange(sent))
-        await asyncio.gather(*front.held)
+        client = Client(sent)
+        await front(scope(path, query, headers), client.receive, client.send)
 
     run_async(call(f"/matches/{mid}", "since=5&wait=1"))
     status, headers, body = sent[0]
@@ -441,8 +455,8 @@ def test_a_commit_during_the_long_polls_re_check_wakes_it(app):
     async def call():
         front = Front(Settings.from_env(), InlinePool(app))
         front.hub = Hub()
-        front.handle(request(f"/matches/{mid}", f"since={version}&wait=5"), Exchange(sent))
-        await asyncio.gather(*front.held)
+        client = Client(sent)
+        await front(scope(f"/matches/{mid}", f"since={version}&wait=5"), client.receive, client.send)
 
     t0 = time.monotonic()
     run_async(call())
@@ -532,11 +546,11 @@ def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others
     or later ends only its own stream, and the others keep their heartbeats."""
     from service.front import Beats, Waiter
 
-    class Transport:  # an exchange's send, as far as the heartbeats use it
+    class Transport:  # a stream's outlet, as far as the heartbeats use it
         def __init__(self, refuse: str | None) -> None:
-            self.refuse, self.sent = refuse, 0
+            self.refuse, self.sent, self.writing = refuse, 0, None
 
-        async def send(self, data: bytes) -> None:
+        async def write(self, data: bytes) -> None:
             if self.refuse == "at once":
                 raise ConnectionResetError("closed")
             self.sent += 1
@@ -562,7 +576,7 @@ def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others
     assert transports[2].sent >= 5, "the healthy stream's heartbeats stopped"
 
 
-def test_a_long_poll_whose_client_hangs_up_is_let_go_at_once(app):
+def test_a_long_poll_whose_client_hangs_up_is_let_go_at_once(app, redis_url):
     """A held long-poll whose client goes (a closed tab) ends then, not at its deadline: 10,000 watchers who
     leave do not stay held for their minute."""
     from service.front import Front
@@ -571,15 +585,15 @@ def test_a_long_poll_whose_client_hangs_up_is_let_go_at_once(app):
     version = app.test_client().get(f"/matches/{mid}").get_json()["version"]
 
     async def call() -> float:
-        front = Front(Settings.from_env(), InlinePool(app))
-        exchange = Exchange([])
-        front.handle(request(f"/matches/{mid}", f"since={version}&wait=30"), exchange)
+        front = Front(dataclasses.replace(Settings.from_env(), redis_url=redis_url), InlinePool(app))
+        client = Client([])
+        held = asyncio.ensure_future(front(scope(f"/matches/{mid}", f"since={version}&wait=30"), client.receive,
+                                           client.send))
         await asyncio.sleep(0.5)  # held by now
+        assert not held.done()
         t0 = time.monotonic()
-        exchange.gone = True
-        for callback in exchange.on_gone:
-            callback()
-        await asyncio.gather(*front.held)
+        client.hang_up()
+        await held
         return time.monotonic() - t0
 
     assert run_async(call()) < 2

@@ -1,0 +1,486 @@
+"""The wire under attack: one misbehaving client never takes the service down for the others.
+
+Each case runs against a real ``referee serve`` (granian's HTTP/1.1 in the front, service/front.py) with its limits
+lowered so that the case stays small: a 2 s head deadline, a 2 s body deadline, a 3 s app-process deadline, 300
+connections.  Each is bounded in bytes, connections and seconds, and while it runs an ordinary client plays a move
+(``GET legal-moves`` + ``POST moves`` on a fresh connection), which must be answered in under 1 s, and the
+server's processes together stay within ``MEMORY_BOUND`` of what they used before.  The framing cases are the
+request-smuggling tricks: each is refused (400) and closes, and a request smuggled behind it never runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import threading
+import time
+
+import orjson
+import pytest
+import requests
+
+from tests.conftest import Server
+
+pytestmark = pytest.mark.timeout(180)
+
+HEAD_TIMEOUT, BODY_TIMEOUT, APP_TIMEOUT, PER_CLIENT, CONNECTIONS = 2, 2, 3, 40, 300
+MEMORY_BOUND = 64 << 20  # bytes the server's processes may grow by while an attack runs
+ORDINARY = 1.0  # seconds an ordinary client's move may take meanwhile
+
+
+@pytest.fixture(scope="module")
+def wire(redis_url):
+    srv = Server(redis_url, workers=0, env={
+        "REFEREE_HEAD_TIMEOUT": str(HEAD_TIMEOUT), "REFEREE_BODY_TIMEOUT": str(BODY_TIMEOUT),
+        "REFEREE_APP_TIMEOUT": str(APP_TIMEOUT), "REFEREE_MAX_PER_CLIENT": str(PER_CLIENT),
+        "REFEREE_MAX_CONNECTIONS": str(CONNECTIONS), "REFEREE_MAX_BODY": "4096"})
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+def family(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += children.get(p, [])
+    return out
+
+
+def rss(pid: int) -> int:
+    """Resident bytes of the server's processes together (the embedded store is the session's, not here)."""
+    total = 0
+    for p in family(pid):
+        try:
+            with open(f"/proc/{p}/status") as fh:
+                total += int(fh.read().split("VmRSS:")[1].split()[0]) * 1024
+        except (OSError, IndexError):
+            pass
+    return total
+
+
+def named(pid: int, name: str) -> list[int]:
+    out = []
+    for p in family(pid):
+        try:
+            with open(f"/proc/{p}/comm") as fh:
+                if fh.read().startswith(name):
+                    out.append(p)
+        except OSError:
+            pass
+    return out
+
+
+def connect(srv: Server, rcvbuf: int | None = None) -> socket.socket:
+    sock = socket.socket()
+    if rcvbuf:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", srv.port))
+    return sock
+
+
+def read_all(sock: socket.socket, seconds: float = 5.0) -> bytes:
+    """What the server sends until it closes the connection (or ``seconds`` pass)."""
+    out, deadline = b"", time.monotonic() + seconds
+    sock.settimeout(0.2)
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(65536)
+        except TimeoutError:
+            continue
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def statuses(raw: bytes) -> list[int]:
+    return [int(line.split()[1]) for line in raw.split(b"\r\n") if line.startswith(b"HTTP/1.")]
+
+
+class Ordinary:
+    """An ordinary player: a two-seat match made before the attack; ``move()`` plays the next move of it on a new
+    connection and returns how long the two requests took."""
+
+    def __init__(self, srv: Server) -> None:
+        self.url = srv.url
+        created = requests.post(f"{self.url}/matches", json={"game": "super_blatt", "players": 2,
+                                                               "seats": [{"name": "a"}, {"name": "b"}]}).json()
+        self.id, self.tokens = created["id"], [s["token"] for s in created["seats"]]
+
+    def move(self) -> float:
+        t0 = time.monotonic()
+        with requests.Session() as session:
+            head = {"Authorization": f"Bearer {self.tokens[0]}"}
+            snap = session.get(f"{self.url}/matches/{self.id}", headers=head, timeout=5).json()
+            head = {"Authorization": f"Bearer {self.tokens[snap['to_act'][0]]}"}
+            legal = session.get(f"{self.url}/matches/{self.id}/legal-moves", headers=head, timeout=5).json()
+            answer = session.post(f"{self.url}/matches/{self.id}/moves", headers=head, timeout=5,
+                                  json={"move": legal["moves"][0], "expected_version": legal["version"]})
+        assert answer.status_code == 200, answer.text
+        return time.monotonic() - t0
+
+
+def while_attacked(srv: Server, attack, seconds: float) -> list[float]:
+    """Run ``attack`` in a thread; meanwhile play ordinary moves for ``seconds``; the moves' durations, and the
+    memory bound checked throughout."""
+    player, before = Ordinary(srv), rss(srv.proc.pid)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            attack()
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    took, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        took.append(player.move())
+        grown = rss(srv.proc.pid) - before
+        assert grown < MEMORY_BOUND, f"the server grew by {grown >> 20} MB under attack"
+        time.sleep(0.2)
+    thread.join(60)
+    assert not errors, errors
+    assert max(took) < ORDINARY, f"an ordinary move took {max(took):.2f} s under attack"
+    return took
+
+
+# -- the attacks -----------------------------------------------------------------------------------
+def test_a_header_that_never_ends_is_cut_off_with_431(wire):
+    """64 MiB of one header line with no CRLF: 431 and a close once the head passes REFEREE_MAX_HEAD."""
+    got = {}
+
+    def attack() -> None:
+        sock = connect(wire)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ")
+        sent = 0
+        try:
+            while sent < 64 << 20:
+                sock.sendall(b"a" * 65536)
+                sent += 65536
+        except OSError:
+            pass
+        got["sent"], got["raw"] = sent, read_all(sock, 3)
+        sock.close()
+
+    while_attacked(wire, attack, 3)
+    assert got["sent"] < 16 << 20, "the server kept reading the endless header"
+    assert statuses(got["raw"]) in ([431], []), got["raw"][:200]  # 431, or the close alone when it came mid-send
+
+
+def count_served(srv: Server, route: str) -> int:
+    for line in requests.get(f"{srv.url}/metrics", timeout=5).text.splitlines():
+        if line.startswith("referee_http_requests_total{") and f'route="{route}"' in line:
+            return int(float(line.rsplit(" ", 1)[1]))
+    return 0
+
+
+def test_a_pipeline_flood_that_reads_nothing_holds_only_its_own_connection(wire):
+    """1,500 pipelined GETs from a client with a 4 KiB receive buffer that reads nothing: one request of a
+    connection is under way at a time, its answers wait unread in that connection alone, nobody else waits; and
+    once it hangs up, the rest of its requests never run."""
+    before = count_served(wire, "/openapi.json")
+
+    def attack() -> None:
+        sock = connect(wire, rcvbuf=4096)
+        sock.settimeout(3)
+        try:
+            sock.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * 1500)
+        except OSError:  # the server stopped reading: the rest waits in our buffers
+            pass
+        time.sleep(3)
+        sock.close()
+
+    while_attacked(wire, attack, 4)
+    time.sleep(1)
+    served = count_served(wire, "/openapi.json") - before
+    assert served < 200, f"{served} of the flood's requests ran"
+
+
+def test_a_few_hundred_trickling_heads_are_closed_at_the_head_deadline(wire):
+    """250 connections each send a head one byte every half second: each is closed when REFEREE_HEAD_TIMEOUT
+    passes, whatever it sends; an ordinary client meanwhile is answered at once."""
+    socks = []
+    closed = []
+
+    def attack() -> None:
+        for _ in range(250):
+            socks.append(connect(wire))
+        start = time.monotonic()
+        alive = list(socks)
+        while alive and time.monotonic() - start < HEAD_TIMEOUT + 4:
+            for sock in list(alive):
+                try:
+                    sock.send(b"G" if sock.fileno() >= 0 else b"")
+                    sock.settimeout(0.001)
+                    if sock.recv(1024) == b"":
+                        raise ConnectionResetError
+                except TimeoutError:
+                    pass
+                except OSError:
+                    alive.remove(sock)
+                    closed.append(time.monotonic() - start)
+            time.sleep(0.5)
+        for sock in socks:
+            sock.close()
+
+    while_attacked(wire, attack, HEAD_TIMEOUT + 3)
+    assert len(closed) == 250, f"{250 - len(closed)} trickling connections outlived the head deadline"
+    assert max(closed) < HEAD_TIMEOUT + 2
+
+
+def test_a_silent_connection_is_closed_at_the_head_deadline(wire):
+    sock = connect(wire)
+    t0 = time.monotonic()
+    assert read_all(sock, HEAD_TIMEOUT + 5) == b""
+    assert time.monotonic() - t0 < HEAD_TIMEOUT + 2
+    sock.close()
+
+
+def test_a_client_that_hangs_up_with_work_queued_costs_nothing_more(wire):
+    """3,000 GETs sent on a connection that then closes at once: they do not all run, nobody stalls."""
+    before = count_served(wire, "/openapi.json")
+
+    def attack() -> None:
+        sock = connect(wire)
+        with contextlib.suppress(OSError):
+            sock.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n" * 3000)
+        sock.close()
+
+    while_attacked(wire, attack, 2)
+    time.sleep(1)
+    assert count_served(wire, "/openapi.json") - before < 100
+
+
+def test_a_good_request_followed_by_garbage_in_one_packet_is_answered(wire):
+    """The good request's 201 is sent (the client knows its match exists), then the garbage's 400 and a close."""
+    body = orjson.dumps({"game": "super_blatt", "players": 2})
+    sock = connect(wire)
+    sock.sendall(b"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                 % len(body) + body + b"GARBAGE\r\n\r\n")
+    raw = read_all(sock)
+    sock.close()
+    assert statuses(raw)[0] == 201 and b'"host_token"' in raw
+    assert statuses(raw)[1:] in ([400], [])
+
+
+def test_a_trailer_never_acts_as_a_header(wire):
+    """An ``Authorization`` sent only as a trailer of a chunked DELETE does not abort the match."""
+    created = requests.post(f"{wire.url}/matches", json={"game": "super_blatt", "players": 2}).json()
+    sock = connect(wire)
+    sock.sendall(f"DELETE /matches/{created['id']} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                 f"Trailer: Authorization\r\n\r\n0\r\nAuthorization: Bearer {created['host_token']}\r\n\r\n".encode())
+    raw = read_all(sock, 2)
+    sock.close()
+    assert statuses(raw)[:1] == [401], raw[:300]
+    assert requests.get(f"{wire.url}/matches/{created['id']}").json()["status"] != "aborted"
+
+
+def test_expect_100_continue_never_enters_a_stream_nor_reaches_http_1_0(wire):
+    created = requests.post(f"{wire.url}/matches", json={"game": "super_blatt", "players": 2}).json()
+    sock = connect(wire)
+    sock.sendall(f"GET /matches/{created['id']}/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n"
+                 f"Expect: 100-continue\r\n\r\n".encode())
+    raw = read_all(sock, 1.5)
+    sock.close()
+    assert raw.startswith(b"HTTP/1.1 200") and b"100 Continue" not in raw and b"retry:" in raw
+    sock = connect(wire)
+    sock.sendall(b"POST /matches HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+                 b"Expect: 100-continue\r\n\r\n{}")
+    raw = read_all(sock, 2)
+    sock.close()
+    assert b"100 Continue" not in raw and statuses(raw) == [422]
+
+
+def test_http_1_0_keep_alive_is_said_and_its_streams_are_not_chunked(wire):
+    sock = connect(wire)
+    sock.sendall(b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+    sock.settimeout(5)
+    head = sock.recv(4096)
+    assert head.startswith(b"HTTP/1.0 200") and b"connection: keep-alive" in head.lower()
+    sock.close()
+    created = requests.post(f"{wire.url}/matches", json={"game": "super_blatt", "players": 2}).json()
+    sock = connect(wire)
+    sock.sendall(f"GET /matches/{created['id']}/events HTTP/1.0\r\nAccept: text/event-stream\r\n\r\n".encode())
+    raw = read_all(sock, 1.5)
+    sock.close()
+    assert raw.startswith(b"HTTP/1.0 200") and b"transfer-encoding" not in raw.lower() and b"\r\n\r\nretry:" in raw
+
+
+@pytest.mark.parametrize("host", [b"", b"Host: a\r\nHost: b\r\n"])
+def test_a_request_without_exactly_one_host_is_400(wire, host):
+    sock = connect(wire)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\n" + host + b"\r\n")
+    raw = read_all(sock, 2)
+    sock.close()
+    assert statuses(raw)[:1] == [400] and b'"malformed_request"' in raw
+
+
+@pytest.mark.parametrize("request_bytes", [
+    # CL + TE: which body is it?
+    b"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    # two lengths
+    b"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+    # odd transfer-codings
+    b"POST /matches HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n",
+    b"POST /matches HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n",
+    # obs-fold
+    b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n",
+    # bad chunk size, NUL byte in a header
+    b"POST /matches HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n",
+    b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n",
+    b"GARBAGE\r\n\r\n",
+])
+def test_framing_tricks_are_refused_and_nothing_behind_them_runs(wire, request_bytes):
+    smuggled = b"DELETE /matches/smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+    sock = connect(wire)
+    sock.sendall(request_bytes + smuggled)
+    raw = read_all(sock, 2)
+    sock.close()
+    got = statuses(raw)
+    # refused (400), or (RFC 9112 section 6.3: Transfer-Encoding wins over Content-Length) answered and closed;
+    # either way the DELETE smuggled behind it never runs (it would be a 404)
+    assert len(got) == 1 and got[0] in (400, 422), raw[:300]
+
+
+def test_a_body_that_does_not_arrive_is_408_and_an_oversized_one_413(wire):
+    sock = connect(wire)
+    sock.sendall(b"POST /matches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n"
+                 b"\r\n{\"game\"")
+    t0 = time.monotonic()
+    raw = read_all(sock, BODY_TIMEOUT + 5)
+    sock.close()
+    assert statuses(raw) == [408] and b'"body_timeout"' in raw and time.monotonic() - t0 < BODY_TIMEOUT + 2
+    answer = requests.post(f"{wire.url}/matches", data=b"x" * 5000, headers={"Content-Type": "application/json"})
+    assert answer.status_code == 413 and answer.json()["code"] == "body_too_large"
+
+
+def test_one_address_may_hold_only_so_many_requests(wire):
+    """PER_CLIENT held long-polls from this address, then one more: 503 ``client_limit`` with Retry-After; once
+    they end, requests go through again."""
+    created = requests.post(f"{wire.url}/matches", json={"game": "super_blatt", "players": 2}).json()
+    version = requests.get(f"{wire.url}/matches/{created['id']}").json()["version"]
+    socks = []
+    for _ in range(PER_CLIENT):
+        sock = connect(wire)
+        sock.sendall(f"GET /matches/{created['id']}?since={version}&wait=30 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        socks.append(sock)
+    time.sleep(1)
+    answer = requests.get(f"{wire.url}/healthz")
+    assert answer.status_code == 503 and answer.json()["code"] == "client_limit" and "Retry-After" in answer.headers
+    for sock in socks:
+        sock.close()
+    time.sleep(1)
+    assert requests.get(f"{wire.url}/healthz").status_code == 200
+
+
+def test_a_stuck_app_process_is_answered_504_and_replaced(redis_url):
+    """The app processes stop (SIGSTOP: alive, never answering): the request one holds is answered 504
+    ``app_timeout`` at REFEREE_APP_TIMEOUT, the process is replaced, and the next request is served."""
+    srv = Server(redis_url, workers=0, env={"REFEREE_APP_TIMEOUT": "2"})
+    try:
+        apps = named(srv.proc.pid, "referee-app")
+        assert apps, "no app process found"
+        for pid in apps:
+            os.kill(pid, signal.SIGSTOP)
+        t0 = time.monotonic()
+        answer = requests.get(f"{srv.url}/games", timeout=20)
+        assert answer.status_code == 504 and answer.json()["code"] == "app_timeout"
+        assert 2 <= time.monotonic() - t0 < 6
+        deadline = time.monotonic() + 20
+        while requests.get(f"{srv.url}/games", timeout=20).status_code != 200:
+            assert time.monotonic() < deadline, "the stuck process was not replaced"
+            time.sleep(0.2)
+        replaced = [pid for pid in apps if pid not in named(srv.proc.pid, "referee-app")]
+        assert replaced, "no stuck process was killed"  # an idle stuck one is found when it is handed a request
+    finally:
+        for pid in named(srv.proc.pid, "referee-app"):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        srv.stop()
+
+
+STREAMING_APP = r'''
+import asyncio, sys, uvloop
+from service.config import Settings
+from service.front import wire_server
+
+sent = 0
+
+async def app(scope, receive, send):
+    global sent
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    while True:
+        await send({"type": "http.response.body", "body": b"x" * 65536, "more_body": True})
+        sent += 1
+        if sent % 16 == 0:
+            print(sent, flush=True)
+
+async def main():
+    await wire_server(app, "127.0.0.1", int(sys.argv[1]), Settings.from_env()).serve()
+
+uvloop.run(main())
+'''
+
+
+def test_a_stream_whose_client_does_not_read_waits_and_holds_a_few_chunks(tmp_path):
+    """The wire's flow control, which the front's streams rely on: an answer streamed as fast as the server can
+    (64 KiB chunks, forever) to a client that reads nothing stops at what the socket buffers and a few chunks hold;
+    the server's memory stays flat and others are served."""
+    import subprocess
+    import sys
+
+    from service.embedded import free_port
+
+    port = free_port()
+    script = tmp_path / "streaming.py"
+    script.write_text(STREAMING_APP)
+    out = tmp_path / "sent.txt"
+    with open(out, "w") as fh:
+        proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=fh, cwd=os.getcwd(),
+                                env={**os.environ, "PYTHONPATH": os.getcwd()})
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the streaming server did not start"
+                time.sleep(0.1)
+        before = rss(proc.pid)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        time.sleep(3)
+        lines = out.read_text().split()
+        chunks = int(lines[-1]) if lines else 0
+        assert chunks < 200, f"{chunks} chunks of 64 KiB went into the server's buffers for a client that reads nothing"
+        assert rss(proc.pid) - before < 32 << 20
+        sock.close()
+    finally:
+        proc.kill()
+        proc.wait()
