@@ -151,7 +151,8 @@ def cmd_serve(args) -> int:
              if embedded else url)
     if queue_url := os.environ.get("REFEREE_QUEUE_URL"):
         where += f", queue: {queue_url}"
-    print(f"Referee on http://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
+    scheme = Settings.from_env().scheme
+    print(f"Referee on {scheme}://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
           f"{args.workers} workers, {args.search_workers} search workers). Ctrl-C stops everything.", flush=True)
 
     def tend_the_rest() -> None:
@@ -203,8 +204,8 @@ def cmd_api(args) -> int:
         return 2
     raise_open_files()
     api = ApiProcesses(args.host, args.port, args.processes)
-    print(f"Referee API on http://{args.host}:{args.port} ({args.processes} app processes). Ctrl-C stops it.",
-          flush=True)
+    print(f"Referee API on {Settings.from_env().scheme}://{args.host}:{args.port} ({args.processes} app processes). "
+          "Ctrl-C stops it.", flush=True)
     try:
         status = _supervise(api)
     finally:

@@ -110,6 +110,9 @@ class Settings:
     #: longest a bot-turn job plays one match's consecutive bot turns before it hands the rest to a
     #: new job at the back of the queue (milliseconds), so a long all-bot match never holds a worker
     bot_slice_ms: int = 50
+    #: a PEM certificate (chain) and its key: the front then serves HTTP/2 and HTTP/1.1 over TLS only
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -139,6 +142,8 @@ class Settings:
             max_connections=_int("REFEREE_MAX_CONNECTIONS", 16384),
             max_per_client=_int("REFEREE_MAX_PER_CLIENT", 4096),
             app_timeout=float(os.environ.get("REFEREE_APP_TIMEOUT", 30)),
+            tls_cert=os.environ.get("REFEREE_TLS_CERT") or None,
+            tls_key=os.environ.get("REFEREE_TLS_KEY") or None,
             drain=float(os.environ.get("REFEREE_DRAIN", 5)),
             webhook_allow=os.environ.get("REFEREE_WEBHOOK_ALLOW", ""),
             webhook_timeout=float(os.environ.get("REFEREE_WEBHOOK_TIMEOUT", 5)),
@@ -150,6 +155,10 @@ class Settings:
             people_queue=os.environ.get("REFEREE_PEOPLE_QUEUE") or f"{queue}-people",
             bot_slice_ms=_int("REFEREE_BOT_SLICE_MS", 50),
         )
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.tls_cert else "http"
 
     @property
     def queue_apart(self) -> bool:

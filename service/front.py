@@ -39,7 +39,7 @@ import shutil
 import signal
 import tempfile
 import time
-from contextlib import asynccontextmanager, suppress
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from urllib.parse import unquote_to_bytes
 
@@ -69,21 +69,24 @@ class Waiter:
     """One held request: woken when its match passes the version it has seen."""
 
     seen: float
-    event: asyncio.Event = field(default_factory=asyncio.Event)
+    event: asyncio.Event = field(default_factory=asyncio.Event)  # shared by the waiters of one stream of several
     gone: bool = False  # the client hung up
+    moved: bool = False  # its match passed ``seen`` since it was last read
 
     def wake(self, version: float) -> None:
         if version > self.seen:
+            self.moved = True
             self.event.set()
 
 
 @dataclass(eq=False, slots=True)
 class Beat:
-    """An open stream as the front's :class:`Beats` see it; the stream drops its outlet when it ends."""
+    """An open stream (one connection, one match's events or several) as the front's :class:`Beats` see it; the
+    stream drops its outlet when it ends."""
 
     outlet: Outlet | None
     waiter: Waiter
-    stream: Stream
+    streams: list[Stream]
 
 
 class Beats:
@@ -105,11 +108,11 @@ class Beats:
         self.order = itertools.count()
         self.task: asyncio.Task | None = None
 
-    def add(self, outlet: Outlet, waiter: Waiter, stream: Stream) -> Beat:
+    def add(self, outlet: Outlet, waiter: Waiter, streams: list[Stream]) -> Beat:
         """Beat for a stream until it drops its outlet (or a heartbeat fails).  The first beat falls at a
         random point of the interval: streams opened together (a crowd arriving, every client reconnecting
         after a restart) then beat at spread times, not in one burst."""
-        beat = Beat(outlet, waiter, stream)
+        beat = Beat(outlet, waiter, streams)
         first = asyncio.get_running_loop().time() + self.heartbeat * random.uniform(0.1, 1.0)
         heapq.heappush(self.due, (first, next(self.order), beat))
         if self.task is None:
@@ -132,7 +135,7 @@ class Beats:
                     sent = asyncio.ensure_future(beat.outlet.write(sse.HEARTBEAT))
                     sent.add_done_callback(functools.partial(self._sent, beat.waiter))
                 heapq.heappush(self.due, (now + self.heartbeat, next(self.order), beat))
-            seats = [beat.stream for beat in beating if beat.stream.holder is not None]
+            seats = [stream for beat in beating for stream in beat.streams if stream.holder is not None]
             if seats:
                 try:
                     async with self.redis.pipeline(transaction=False) as pipe:
@@ -193,8 +196,8 @@ class Hub:
                 Beats._end(waiter)
 
     @asynccontextmanager
-    async def watch(self, match_id: str, seen: float):
-        waiter = Waiter(seen, gone=self.released)
+    async def watch(self, match_id: str, seen: float, event: asyncio.Event | None = None):
+        waiter = Waiter(seen, event or asyncio.Event(), gone=self.released)
         group = self.waiters.setdefault(match_id, set())
         group.add(waiter)
         try:
@@ -618,40 +621,54 @@ class Front:
 
     # -- event stream -----------------------------------------------------------------------
     async def _stream(self, request: apps.Request, answer: tuple, outlet: Outlet, rid: str, started: float,
-                      held: dict) -> None:
-        """Flask opened the stream (tickets, leases, limits) and hands it over: hold it here until its match ends,
-        its time is up, its client leaves or the front stops."""
+                      hold: dict) -> None:
+        """Flask opened the streams (tickets, leases, limits): one match's, or several on one connection (GET
+        /events); hold them here until every followed match has ended, the time is up, the client leaves or the
+        front stops.  One heartbeat for the connection; a commit re-reads only the streams of its match."""
         status, headers, route, match_id = answer[0], answer[1], answer[4], answer[5]
         # a stream may be held for hours, 10,000 at a time: it keeps its CORS headers (and its request id), not
         # the request and Flask's answer (fewer objects for every full pass of the collector to walk)
         path = request.path
         del request, answer
         headers = [*cors_headers(headers), (requestid.HEADER, rid)]
-        after, seconds = held.pop("after"), held.pop("seconds")
-        stream = Stream(store=None, **held)
-        deadline = asyncio.get_running_loop().time() + seconds
+        follows = [Follow(Stream(store=None, **{k: v for k, v in held.items() if k not in ("after", "tag")}),
+                          held["after"], held["tag"]) for held in hold["streams"]]
+        streams = [f.stream for f in follows]
+        deadline = asyncio.get_running_loop().time() + hold["seconds"]
         opened = beat = None
         hub = self._hub()
+        woken = asyncio.Event()  # any followed match moved, a hang-up, a failed heartbeat, the front stopping
+        connection = Waiter(-1, woken)
         try:
-            async with hub.watch(stream.match_id, -1) as waiter:
-                outlet.on_gone.append(functools.partial(Beats._end, waiter))  # a hang-up wakes it
+            async with AsyncExitStack() as watching:
+                for f in follows:
+                    f.waiter = await watching.enter_async_context(hub.watch(f.stream.match_id, -1, woken))
+                    f.waiter.moved = True  # read it once at the start
+                outlet.on_gone.append(functools.partial(Beats._end, connection))  # a hang-up wakes it
                 outlet.watch_hang_up()
                 await outlet.start(200, [("content-type", "text/event-stream; charset=utf-8"),
                                          *sse.HEADERS.items(), *headers])
                 opened = True
                 metrics.HELD_STREAMS.inc()
-                await outlet.write(sse.RETRY)
-                beat = hub.beats.add(outlet, waiter, stream)
+                await outlet.write(sse.RETRY + b"".join(sse.refused_frame(tag, why) for tag, why in hold["refused"]))
+                beat = hub.beats.add(outlet, connection, streams)
                 try:
                     async with asyncio.timeout_at(deadline) as lifetime:  # one timer for the stream's life
-                        while not waiter.gone:  # a commit, a hang-up (or a failed heartbeat) wakes it
-                            waiter.event.clear()
-                            frames, after, waiter.seen, over = await sse.catch_up_async(hub.page, stream, after)
-                            if frames:
-                                await outlet.write(frames)
-                            if over:
-                                return
-                            await waiter.event.wait()
+                        while follows and not connection.gone and not any(f.waiter.gone for f in follows):
+                            woken.clear()
+                            due = [f for f in follows if f.waiter.moved] or list(follows)  # none moved: re-read all
+                            out = []
+                            for f in due:
+                                f.waiter.moved = False
+                                frames, f.after, f.waiter.seen, over = await sse.catch_up_async(
+                                    hub.page, f.stream, f.after, f.tag)
+                                out.append(frames)
+                                if over:  # this match ended: the others go on
+                                    follows.remove(f)
+                            if any(out):
+                                await outlet.write(b"".join(out))
+                            if follows:
+                                await woken.wait()
                 except TimeoutError:
                     if not lifetime.expired():
                         raise
@@ -665,7 +682,7 @@ class Front:
                 return
             if not outlet.gone:
                 log.warning("event stream ended early (the client resumes): %s", exc)
-        except Exception as exc:  # the match expired while the stream was open
+        except Exception as exc:  # a match expired while the stream was open
             if not opened:
                 raise
             log.warning("event stream ended: %r", exc, exc_info=True)
@@ -677,8 +694,19 @@ class Front:
                 metrics.HELD_STREAMS.dec()
                 await outlet.end()
             self.log.done("GET", path, rid, started, status, route, match_id, held=True)
-            with suppress(RedisError, OSError):
-                await hub.close_stream(stream)
+            for stream in streams:
+                with suppress(RedisError, OSError):
+                    await hub.close_stream(stream)
+
+
+@dataclass(eq=False, slots=True)
+class Follow:
+    """One match a stream follows: its lease, how far it has been sent, its tag on a stream of several."""
+
+    stream: Stream
+    after: int
+    tag: int | None
+    waiter: Waiter | None = None
 
 
 async def receive_body(outlet: Outlet) -> tuple[bytes, bool] | None:
@@ -695,16 +723,23 @@ def wire_server(front: Front, host: str, port: int, settings: Settings):
     loop, calling ``front`` for each request.  Its limits are the settings': the head's size and deadline (which
     also closes a keep-alive connection left silent), the connections held at once; one request under way per
     connection (pipelined ones wait, unread), and a streamed answer's writes wait while its client does not read."""
-    from granian.constants import HTTPModes, Interfaces
-    from granian.http import HTTP1Settings
+    from pathlib import Path
+
+    from granian.constants import HTTPModes, Interfaces, SSLProtocols
+    from granian.http import HTTP1Settings, HTTP2Settings
     from granian.server.embed import Server as Granian
 
+    # plain: HTTP/1.1 alone (its head deadline then runs from the connection's first instant; granian's
+    # detection of HTTP/2 by the first bytes has no deadline of its own).  TLS: ALPN picks HTTP/2 or HTTP/1.1.
+    tls = {"ssl_cert": Path(settings.tls_cert), "ssl_key": Path(settings.tls_key),
+           "ssl_protocol_min": SSLProtocols.tls12} if settings.tls_cert else {}
     return Granian(
-        front, address=host, port=port, interface=Interfaces.ASGINL, http=HTTPModes.http1, websockets=False,
-        backlog=WIRE_BACKLOG, backpressure=settings.max_connections,
+        front, address=host, port=port, interface=Interfaces.ASGINL, websockets=False,
+        http=HTTPModes.auto if tls else HTTPModes.http1, backlog=WIRE_BACKLOG, backpressure=settings.max_connections,
         http1_settings=HTTP1Settings(header_read_timeout=int(settings.head_timeout * 1000), keep_alive=True,
                                      max_buffer_size=max(settings.max_head, WIRE_MIN_BUFFER)),
-        log_level="error", log_dictconfig={"loggers": {"_granian": {"level": "ERROR", "propagate": True}}})
+        http2_settings=HTTP2Settings(max_headers_size=max(settings.max_head, WIRE_MIN_BUFFER)),
+        log_level="error", log_dictconfig={"loggers": {"_granian": {"level": "ERROR", "propagate": True}}}, **tls)
 
 
 WIRE_BACKLOG = 4096

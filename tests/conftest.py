@@ -86,7 +86,8 @@ class Server:
 
     def __init__(self, redis_url: str, workers: int = 2, env: dict | None = None, port: int | None = None) -> None:
         self.port = port or free_port()  # a port given: the same server started again (an outage ends)
-        self.url = f"http://127.0.0.1:{self.port}"
+        scheme = "https" if (env or {}).get("REFEREE_TLS_CERT") else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
         full_env = {**os.environ, "REDIS_URL": redis_url, "REFEREE_JOB_TIMEOUT": "5", "REFEREE_SWEEP_AFTER": "2",
                     **(env or {})}
         # the server's log goes to a file (a pipe nobody reads would fill up and stall the server)
@@ -98,7 +99,7 @@ class Server:
         deadline = time.monotonic() + 30
         while True:
             try:
-                if requests.get(self.url + "/readyz", timeout=1).status_code == 200:
+                if requests.get(self.url + "/readyz", timeout=1, verify=False).status_code == 200:
                     break
             except requests.RequestException:
                 pass

@@ -35,7 +35,7 @@ from service.api.contract import (
 from service.api.webhooks import WebhookCreatedSchema, WebhookSpecSchema
 from service.games import GAMES
 from service.problems import Problem
-from service.referee import Actor, Referee
+from service.referee import Actor, Referee, Stream
 from service.store import Status
 
 blp = Blueprint("matches", __name__, url_prefix="/matches",
@@ -473,10 +473,18 @@ class Events(MethodView):
             after = int(last)
         stream = referee().open_stream(match_id, token, query.get("ticket"), query["legal_moves"])
         seconds = min(query.get("wait", float("inf")), referee().settings.stream_max_age)
-        s = stream  # the front streams it on its event loop (service/front.py)
-        held = {"match_id": s.match_id, "viewer": s.viewer, "holder": s.holder, "id": s.id, "lease": s.lease,
-                "legal": s.legal, "legal_seen": s.legal_seen, "after": after, "seconds": seconds}
-        return Response(status=200, headers={HOLD: orjson.dumps({"stream": held}).decode()})
+        return hold_streams([(stream, after, None)], seconds)
+
+
+def hold_streams(streams: list[tuple[Stream, int, int | None]], seconds: float,
+                 refused: list[tuple[int, dict]] | None = None) -> Response:
+    """Hand the opened streams to the front (service/front.py), which holds them on one connection for ``seconds``.
+    Each is (stream, after, tag): a tag (several matches on one connection, GET /events) prefixes its frames' ids;
+    ``refused`` are the follows that could not be opened, (tag, problem)."""
+    held = [{"match_id": s.match_id, "viewer": s.viewer, "holder": s.holder, "id": s.id, "lease": s.lease,
+             "legal": s.legal, "legal_seen": s.legal_seen, "after": after, "tag": tag} for s, after, tag in streams]
+    hold = {"streams": held, "seconds": seconds, "refused": refused or []}
+    return Response(status=200, headers={HOLD: orjson.dumps({"stream": hold}).decode()})
 
 
 @blp.route("/<string:match_id>/stream-ticket")

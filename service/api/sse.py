@@ -23,11 +23,23 @@ PAGE = 500  # events per read
 HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def event_frame(event: dict) -> bytes:
-    return b"id: %d\nevent: %s\ndata: %s\n\n" % (event["seq"], event["type"].encode(), orjson.dumps(event))
+def frame_id(tag: int | None, seq: int) -> bytes:
+    """A frame's ``id:``: the event's seq, prefixed with its follow's index on a stream of several matches."""
+    return b"%d" % seq if tag is None else b"%d:%d" % (tag, seq)
 
 
-async def catch_up_async(read: Callable[..., Awaitable], stream: Stream, after: int) -> tuple[bytes, int, int, bool]:
+def event_frame(event: dict, tag: int | None = None) -> bytes:
+    return b"id: %s\nevent: %s\ndata: %s\n\n" % (frame_id(tag, event["seq"]), event["type"].encode(),
+                                                  orjson.dumps(event))
+
+
+def refused_frame(tag: int, problem: dict) -> bytes:
+    """A follow of a stream of several matches that could not be opened, and why."""
+    return b"id: %s\nevent: refused\ndata: %s\n\n" % (frame_id(tag, 0), orjson.dumps(problem))
+
+
+async def catch_up_async(read: Callable[..., Awaitable], stream: Stream, after: int,
+                         tag: int | None = None) -> tuple[bytes, int, int, bool]:
     """Every event past ``after`` the stream's viewer may see, as frames (with ``end`` once the match is over);
     returns (frames, new after, the match's version, over).  ``read`` runs ``Store.page``'s script on the front's
     event loop without blocking it."""
@@ -35,24 +47,21 @@ async def catch_up_async(read: Callable[..., Awaitable], stream: Stream, after: 
     while True:
         found = decode_page(await read(*page_call(stream.match_id, after, PAGE, stream.legal)))
         page = page_of(stream.match_id, found, stream.viewer, after, PAGE)
-        after = add_frames(out, page)
+        out += [event_frame(e, tag) for e in page["events"]]
+        after = page["last_seq"]
         if not page["more"]:
-            return finish(out, stream, page, after)
+            return finish(out, stream, page, after, tag)
 
 
-def add_frames(out: list[bytes], page: dict) -> int:
-    out += [event_frame(e) for e in page["events"]]
-    return page["last_seq"]
-
-
-def finish(out: list[bytes], stream: Stream, page: dict, after: int) -> tuple[bytes, int, int, bool]:
+def finish(out: list[bytes], stream: Stream, page: dict, after: int,
+           tag: int | None = None) -> tuple[bytes, int, int, bool]:
     """The caught-up stream's last frames: its legal moves (once per version) and ``end`` once over."""
     version, over = page["version"], page["status"].over
     if page.get("moves") and version > stream.legal_seen:
         stream.legal_seen = version
-        out.append(b"id: %d\nevent: legal_moves\ndata: %s\n\n" % (
-            after, orjson.dumps({"version": version, "moves": page["moves"]})))
+        out.append(b"id: %s\nevent: legal_moves\ndata: %s\n\n" % (
+            frame_id(tag, after), orjson.dumps({"version": version, "moves": page["moves"]})))
     if over:
         end = {"status": page["status"], "version": version, "last_seq": after}
-        out.append(b"id: %d\nevent: end\ndata: %s\n\n" % (after, orjson.dumps(end)))
+        out.append(b"id: %s\nevent: end\ndata: %s\n\n" % (frame_id(tag, after), orjson.dumps(end)))
     return b"".join(out), after, version, over

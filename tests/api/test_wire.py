@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import threading
@@ -484,3 +485,39 @@ def test_a_stream_whose_client_does_not_read_waits_and_holds_a_few_chunks(tmp_pa
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.skipif(shutil.which("curl") is None or shutil.which("openssl") is None, reason="needs curl and openssl")
+def test_with_a_certificate_the_front_serves_http2_and_http1_over_tls(redis_url, tmp_path):
+    """REFEREE_TLS_CERT and REFEREE_TLS_KEY: HTTP/2 (ALPN h2) and HTTP/1.1 over TLS, event streams and long-polls
+    included; a connection that never completes its handshake is closed."""
+    import subprocess
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    srv = Server(redis_url, workers=0, env={"REFEREE_TLS_CERT": str(cert), "REFEREE_TLS_KEY": str(key)})
+    try:
+        def curl(*args: str) -> str:
+            return subprocess.run(["curl", "-s", "--cacert", str(cert), *args], capture_output=True, text=True,
+                                  timeout=20).stdout
+
+        assert srv.url.startswith("https://")
+        out = curl("--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", f"{srv.url}/healthz")
+        assert out == "2 200"
+        out = curl("--http1.1", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", f"{srv.url}/healthz")
+        assert out == "1.1 200"
+        created = orjson.loads(curl("--http2", "-X", "POST", "-H", "Content-Type: application/json", "-d",
+                                    '{"game": "super_blatt", "players": 2}', f"{srv.url}/matches"))
+        requests.delete(f"{srv.url}/matches/{created['id']}", verify=False,
+                        headers={"Authorization": f"Bearer {created['host_token']}"})
+        stream = curl("--http2", "-N", "-H", "Accept: text/event-stream", f"{srv.url}/matches/{created['id']}/events")
+        assert stream.startswith("retry: ") and "event: end" in stream
+        version = orjson.loads(curl("--http2", f"{srv.url}/matches/{created['id']}"))["version"]
+        polled = orjson.loads(curl("--http2", f"{srv.url}/matches/{created['id']}?since={version - 1}&wait=5"))
+        assert polled["status"] == "aborted"
+        with pytest.raises(requests.ConnectionError):  # TLS only: plain HTTP on its port gets no answer
+            requests.get(f"http://127.0.0.1:{srv.port}/healthz", timeout=5)
+    finally:
+        srv.stop()
