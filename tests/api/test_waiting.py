@@ -597,3 +597,43 @@ def test_a_long_poll_whose_client_hangs_up_is_let_go_at_once(app, redis_url):
         return time.monotonic() - t0
 
     assert run_async(call()) < 2
+
+
+def test_one_stream_follows_several_matches_each_by_its_own_ticket(server):
+    """GET /events: frames tagged INDEX:SEQ; a seat's follow gets that seat's events, a spectator's the public
+    ones; a follow that cannot be opened is refused in the stream and the others go on; the stream ends once every
+    followed match has ended."""
+    ref = Referee(server.url)
+    a = ref.create_match("paparazzo", 3, [{"name": "A"}, {"name": "B"}, {"name": "C"}], seed=3)
+    b = ref.create_match("super_blatt", 2, [{"name": "A"}, {"name": "B"}])
+    seats = [ref.seat(a["id"], s["token"]) for s in a["seats"]]
+    for _ in range(6):  # a few moves: cards change hands in private
+        for s in seats[0].match()["to_act"]:
+            move = seats[s].legal_moves()["moves"][0]
+            seats[s].move({k: v["min"] if isinstance(v, dict) and "min" in v else v for k, v in move.items()})
+    ticket = ref.stream_ticket(a["id"], a["seats"][0]["token"])["ticket"]
+    for m in (a, b):
+        ref.abort(m["id"], m["host_token"])
+    follows = [f"{a['id']},0,{ticket}", f"{a['id']},0", "nosuchmatch,0", f"{b['id']},0"]
+    answer = requests.get(f"{server.url}/events", params={"follow": follows}, headers=SSE, timeout=20)
+    assert answer.status_code == 200 and "Referee-Hold" not in answer.headers
+    frames = [dict(line.split(": ", 1) for line in f.split("\n")) for f in answer.text.split("\n\n")[1:] if f]
+    by_tag: dict[int, list[dict]] = {}
+    for frame in frames:
+        tag, seq = frame["id"].split(":")
+        by_tag.setdefault(int(tag), []).append({**frame, "seq": int(seq)})
+    assert [f["event"] for f in by_tag[2]] == ["refused"] and '"unknown_match"' in by_tag[2][0]["data"]
+    seat0 = [e["seq"] for e in ref.events(a["id"], a["seats"][0]["token"])["events"]]
+    public = [e["seq"] for e in ref.events(a["id"])["events"]]
+    assert set(seat0) - set(public)  # seat 0 saw something the spectator may not
+    assert [f["seq"] for f in by_tag[0] if f["event"] != "end"] == seat0
+    assert [f["seq"] for f in by_tag[1] if f["event"] != "end"] == public
+    assert [f["event"] for f in by_tag[3]][-1] == "end" and by_tag[0][-1]["event"] == "end"
+
+
+@pytest.mark.parametrize("params, headers", [
+    ({"follow": "x"}, SSE), ({"follow": ["a,0"] * 65}, SSE), ({}, SSE), ({"follow": "a,0"}, {}),
+    ({"follow": "a,99999999999999999"}, SSE)])
+def test_a_shared_stream_that_cannot_be_read_is_refused(server, params, headers):
+    answer = requests.get(f"{server.url}/events", params=params, headers=headers, timeout=10)
+    assert answer.status_code in (400, 422) and answer.json()["code"] == "invalid_body"
