@@ -112,7 +112,7 @@ def claim_port(host: str, port: int) -> socket.socket:
 
 def cmd_serve(args) -> int:
     from service.embedded import EmbeddedRedis
-    from service.front import ApiProcesses
+    from service.processes import ApiProcesses
     from workers.run import replace_dead, start_workers, stop_workers
 
     catch_stop_signals()
@@ -187,7 +187,7 @@ def _supervise(api, more=lambda: None) -> int:
 
 def cmd_api(args) -> int:
     """The API alone (the front and its app processes) against REDIS_URL: what an API host runs."""
-    from service.front import ApiProcesses
+    from service.processes import ApiProcesses
 
     if not os.environ.get("REDIS_URL"):
         print("referee api needs REDIS_URL (the Redis the workers use)", file=sys.stderr)

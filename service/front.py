@@ -15,8 +15,8 @@ it calls :class:`Front`, an ASGI application, for every request.  The front does
   (tickets, leases, limits) and then held here: catch-up pages read on this loop's Redis client, a
   heartbeat from one task for all streams, and the next page at every commit of its match.
 
-Every commit publishes on ``ref:{m:<id>}:notify``; the front's one :class:`Hub` connection wakes the waiters
-of that match.  So a waiting person holds no process, thread or Redis connection, and thousands can wait
+Every commit publishes on ``ref:{m:<id>}:notify``; the front's one pub/sub connection (service/hub.py) wakes the
+waiters of that match.  So a waiting person holds no process, thread or Redis connection, and thousands can wait
 while the app processes referee.  The limits of our own, above the wire's: requests under way per client
 address, a body's deadline, and (service/pool.py) an app process's deadline per request.
 """
@@ -26,270 +26,31 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
-import heapq
-import itertools
 import logging
-import math
-import multiprocessing as mp
 import os
-import random
-import re
 import resource
-import shutil
 import signal
-import tempfile
 import time
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
-from dataclasses import dataclass, field
+from contextlib import AsyncExitStack, suppress
+from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes
 
 import orjson
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from service import logs, metrics, multiproc, requestid
+from service import logs, metrics, requestid
 from service import pool as apps
 from service.api import problem_answer, sse
 from service.config import Settings
+from service.hub import Beats, Hub, Waiter
 from service.problems import Problem
-from service.processes import die_with_parent, fork, name_process, stop_processes
+from service.processes import die_with_parent, name_process
 from service.referee import Stream
-from service.store import PAGE, match_key, notify_channel, streams_key
 
 log = logging.getLogger("referee.front")
 
-CHANNEL = re.compile(rb"^ref:\{m:(.*)\}:notify$")
 FULL_COLLECTION_EVERY = 100  # collections of the middle generation per full one (CPython's default: 10)
-HUB_CHANNEL = "ref:hub"  # nothing is published here; it keeps the pub/sub link subscribed
 Headers = list[tuple[str, str]]
-
-
-@dataclass(eq=False)
-class Waiter:
-    """One held request: woken when its match passes the version it has seen."""
-
-    seen: float
-    event: asyncio.Event = field(default_factory=asyncio.Event)  # shared by the waiters of one stream of several
-    gone: bool = False  # the client hung up
-    moved: bool = False  # its match passed ``seen`` since it was last read
-
-    def wake(self, version: float) -> None:
-        if version > self.seen:
-            self.moved = True
-            self.event.set()
-
-
-@dataclass(eq=False, slots=True)
-class Beat:
-    """An open stream (one connection, one match's events or several) as the front's :class:`Beats` see it; the
-    stream drops its outlet when it ends."""
-
-    outlet: Outlet | None
-    waiter: Waiter
-    streams: list[Stream]
-
-
-class Beats:
-    """The front's heartbeats: one task sends every open stream its comment line each heartbeat, and renews
-    the leases of the seats' streams among them in one pipeline.
-
-    A stream's own task then only waits for commits.  When each stream armed a timer of its own every
-    heartbeat, 10,000 idle streams cost the API about 9 % of a core, and their timers, young when the
-    collector looked, made its passes walk them while requests waited.
-    """
-
-    def __init__(self, heartbeat: float, redis) -> None:
-        self.heartbeat = heartbeat
-        # a heartbeat may come this much late; short ticks send few at a time (10,000 streams: ~70 per tick
-        # here), so requests between them do not wait behind a burst
-        self.tick = min(0.1, heartbeat / 10)
-        self.redis = redis
-        self.due: list[tuple[float, int, Beat]] = []  # a heap: (when, order, beat)
-        self.order = itertools.count()
-        self.task: asyncio.Task | None = None
-
-    def add(self, outlet: Outlet, waiter: Waiter, streams: list[Stream]) -> Beat:
-        """Beat for a stream until it drops its outlet (or a heartbeat fails).  The first beat falls at a
-        random point of the interval: streams opened together (a crowd arriving, every client reconnecting
-        after a restart) then beat at spread times, not in one burst."""
-        beat = Beat(outlet, waiter, streams)
-        first = asyncio.get_running_loop().time() + self.heartbeat * random.uniform(0.1, 1.0)
-        heapq.heappush(self.due, (first, next(self.order), beat))
-        if self.task is None:
-            self.task = asyncio.ensure_future(self._run())
-        return beat
-
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            await asyncio.sleep(self.tick)
-            now, beating = loop.time(), []
-            while self.due and self.due[0][0] <= now:
-                beat = heapq.heappop(self.due)[2]
-                if beat.outlet is not None:
-                    beating.append(beat)
-            for beat in beating:
-                # not awaited in turn: a client that stopped reading holds up only its own heartbeat, and
-                # gets no other while that one waits
-                if beat.outlet.writing is None:
-                    sent = asyncio.ensure_future(beat.outlet.write(sse.HEARTBEAT))
-                    sent.add_done_callback(functools.partial(self._sent, beat.waiter))
-                heapq.heappush(self.due, (now + self.heartbeat, next(self.order), beat))
-            seats = [stream for beat in beating for stream in beat.streams if stream.holder is not None]
-            if seats:
-                try:
-                    async with self.redis.pipeline(transaction=False) as pipe:
-                        for stream in seats:
-                            stream.renew_on(pipe)
-                        await pipe.execute()
-                except (RedisError, OSError) as exc:
-                    log.warning("stream leases not renewed: %s", exc)
-
-    @classmethod
-    def _sent(cls, waiter: Waiter, sent: asyncio.Future) -> None:
-        if sent.cancelled() or sent.exception() is not None:  # the client hung up
-            cls._end(waiter)
-
-    @staticmethod
-    def _end(waiter: Waiter) -> None:
-        """A failed heartbeat ends its stream: the stream's task wakes and finds its waiter gone."""
-        waiter.gone = True
-        waiter.event.set()
-
-
-class Hub:
-    """The front's watch on commits: one pub/sub connection, SUBSCRIBEd to the matches that have waiters.
-
-    A waiter subscribes (confirmed by the server) before it re-checks its match, so no commit
-    after that re-check goes unnoticed.  Pub/sub delivers at most once, so every heartbeat the
-    hub also reads the version of each watched match (one pipeline) and wakes those that moved;
-    after a dropped connection (redis-py reconnects and re-subscribes) it wakes every waiter.
-
-    Timeouts: the pub/sub connection has no socket timeout (it is idle between commits by
-    design); health-check PINGs every heartbeat find a dead link instead.  Ordinary commands
-    (the version reads) keep the short REFEREE_REDIS_TIMEOUT.
-    """
-
-    def __init__(self, url: str, heartbeat: float, timeout: float, cluster: bool = False) -> None:
-        self.heartbeat = heartbeat
-        self.timeout = timeout
-        # on a cluster, PUBLISH reaches the subscribers of every node: the pub/sub link may use any node
-        kind = aioredis.RedisCluster if cluster else aioredis.Redis
-        self.redis = kind.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
-        self.pubsub = aioredis.Redis.from_url(url, socket_timeout=None, socket_connect_timeout=timeout,
-                                              health_check_interval=heartbeat).pubsub()
-        self.waiters: dict[str, set[Waiter]] = {}
-        self.subscribed: dict[bytes, asyncio.Event] = {}  # channel -> set once the server confirmed
-        self.tasks: list[asyncio.Task] = []
-        self.lock = asyncio.Lock()
-        self.reads = asyncio.Semaphore(16)  # the waiters' reads share a few connections
-        self.page_script = self.redis.register_script(PAGE)
-        self.beats = Beats(heartbeat, self.redis)
-        self.released = False
-
-    def release(self) -> None:
-        """The front is stopping: every held long-poll is answered as it stands, every stream ends (their
-        clients ask again, of the next front), and so does any wait that starts from now on."""
-        self.released = True
-        for group in self.waiters.values():
-            for waiter in group:
-                Beats._end(waiter)
-
-    @asynccontextmanager
-    async def watch(self, match_id: str, seen: float, event: asyncio.Event | None = None):
-        waiter = Waiter(seen, event or asyncio.Event(), gone=self.released)
-        group = self.waiters.setdefault(match_id, set())
-        group.add(waiter)
-        try:
-            channel = notify_channel(match_id).encode()
-            ready = self.subscribed.get(channel)
-            if ready is None:
-                ready = self.subscribed[channel] = asyncio.Event()
-                try:
-                    async with self.lock:  # one (re)connect at a time: concurrent ones would open two links
-                        # the link stays subscribed to HUB_CHANNEL: redis-py health-checks an unsubscribed
-                        # pub/sub link by reading a PONG, which would race the reader task's own read
-                        await self.pubsub.subscribe(channel, *(() if self.tasks else (HUB_CHANNEL,)))
-                except BaseException:
-                    del self.subscribed[channel]
-                    raise
-                if not self.tasks:
-                    self.tasks = [asyncio.ensure_future(self._read()), asyncio.ensure_future(self._tick())]
-            with suppress(TimeoutError):  # a loop swamped by thousands of new streams confirms late: go on,
-                async with asyncio.timeout(self.timeout):  # the heartbeat's re-check of versions still wakes it
-                    await ready.wait()
-            yield waiter
-        finally:
-            group.discard(waiter)
-            if not group and self.waiters.get(match_id) is group:
-                del self.waiters[match_id]  # unsubscribed at the next tick unless a waiter comes back
-
-    async def version(self, match_id: str) -> float:
-        """The match's version (infinity once it is gone: the waiter then asks Flask, which says so)."""
-        async with self.reads:
-            version = await self.redis.hget(match_key(match_id), "version")
-        return math.inf if version is None else int(version)
-
-    async def page(self, keys: list[str], args: list) -> list | None:
-        """``Store.page``'s read on this loop's client: a stream catching up does not block the loop
-        (and the requests it hands on) while Redis answers."""
-        async with self.reads:
-            return await self.page_script(keys=keys, args=args)
-
-    async def close_stream(self, stream: Stream) -> None:
-        """``Stream.close`` on this loop's client: the stream no longer counts against its token's limit."""
-        if stream.holder is not None:
-            await self.redis.zrem(streams_key(stream.match_id, stream.holder), stream.id)
-
-    def _wake(self, match_id: str, version: float) -> None:
-        for waiter in self.waiters.get(match_id, ()):
-            waiter.wake(version)
-
-    def _wake_all(self) -> None:
-        for group in self.waiters.values():
-            for waiter in group:
-                waiter.event.set()
-
-    async def _read(self) -> None:
-        while True:
-            try:
-                msg = await self.pubsub.get_message(timeout=self.heartbeat)
-            except (RedisError, OSError) as exc:  # the next call reconnects and re-subscribes
-                log.warning("pub/sub connection lost (%s); waking every waiter", exc)
-                self._wake_all()
-                await asyncio.sleep(min(1.0, self.heartbeat))
-                continue
-            if msg is None:
-                continue
-            if msg["type"] == "message":
-                found = CHANNEL.match(msg["channel"])
-                if found:
-                    self._wake(found.group(1).decode(), int(msg["data"]))
-            elif msg["type"] == "subscribe" and msg["channel"] in self.subscribed:
-                self.subscribed[msg["channel"]].set()
-
-    async def _tick(self) -> None:
-        while True:
-            await asyncio.sleep(self.heartbeat)
-            try:
-                idle = [c for c in self.subscribed if CHANNEL.match(c).group(1).decode() not in self.waiters]
-                for channel in idle:
-                    del self.subscribed[channel]
-                if idle:
-                    async with self.lock:
-                        await self.pubsub.unsubscribe(*idle)
-                ids = list(self.waiters)
-                if not ids:
-                    continue
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for match_id in ids:
-                        pipe.hget(match_key(match_id), "version")
-                    versions = await pipe.execute()
-                for match_id, version in zip(ids, versions):
-                    self._wake(match_id, math.inf if version is None else int(version))  # gone: let it find out
-            except (RedisError, OSError) as exc:
-                log.warning("re-check of watched matches failed: %s", exc)
-
 
 def request_id(headers: Headers) -> str:
     """The request's id: the client's ``X-Request-Id`` when it is usable, else a new one, which replaces it in
@@ -800,55 +561,3 @@ def main(host: str, port: int, path: str, parent: int) -> None:
     logs.setup()
     uvloop.run(run(host, port, path, settings))
 
-
-FRONT_TRIES = 3
-FRONT_QUICK = 5.0  # seconds: a front that dies sooner after its start counts as one that cannot start
-
-
-class ApiProcesses:
-    """The front and its app processes, as ``referee serve`` and ``referee api`` run them: forked from the
-    caller, each restarted when it dies (``replace_dead``, called from the caller's loop).  The app processes
-    reach the front on a Unix socket in a folder only this user may enter."""
-
-    def __init__(self, host: str, port: int, processes: int) -> None:
-        self.host, self.port = host, port
-        self.dir = tempfile.mkdtemp(prefix="referee-api-")  # mode 0700
-        self.path = os.path.join(self.dir, "apps.sock")
-        self.parent = os.getpid()
-        self.front = self._spawn(main, (host, port, self.path, self.parent), "referee-front")
-        self.front_started, self.front_failures = time.monotonic(), 0
-        self.apps = [self._spawn(apps.main, (self.path, self.parent, f"referee-app-{i}"), f"referee-app-{i}")
-                     for i in range(processes)]
-
-    @staticmethod
-    def _spawn(target, args: tuple, name: str) -> mp.Process:
-        return fork(target, args, name)
-
-    @property
-    def processes(self) -> list[mp.Process]:
-        return [self.front, *self.apps]
-
-    def replace_dead(self) -> None:
-        """Restart what died; raise RuntimeError when the front dies within ``FRONT_QUICK`` seconds of each
-        of ``FRONT_TRIES`` starts in a row (it cannot bind its port, say): restarting it again would not help."""
-        if not self.front.is_alive():
-            quick = time.monotonic() - self.front_started < FRONT_QUICK
-            self.front_failures = self.front_failures + 1 if quick else 0
-            if self.front_failures >= FRONT_TRIES:
-                raise RuntimeError(f"the front exited {FRONT_TRIES} times at start (status {self.front.exitcode}); "
-                                   "see its log above")
-            log.warning("the front exited (%s); restarting it", self.front.exitcode)
-            multiproc.process_dead(self.front.pid)
-            self.front = self._spawn(main, (self.host, self.port, self.path, self.parent), "referee-front")
-            self.front_started = time.monotonic()
-        for i, proc in enumerate(self.apps):
-            if not proc.is_alive():
-                log.warning("%s exited (%s); restarting it", proc.name, proc.exitcode)
-                multiproc.process_dead(proc.pid)
-                self.apps[i] = self._spawn(apps.main, (self.path, self.parent, proc.name), proc.name)
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """The front first (it drains: see ``run``), then the app processes, idle by then."""
-        stop_processes([self.front], Settings.from_env().drain + timeout)
-        stop_processes(self.apps, timeout)
-        shutil.rmtree(self.dir, ignore_errors=True)

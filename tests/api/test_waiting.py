@@ -320,8 +320,9 @@ def test_waits_are_the_fronts_flask_only_says_what_to_hold(http):
     assert orjson.loads(held.headers["Referee-Hold"]) == {"poll": {"since": version, "wait": 30}}
     assert "Referee-Hold" not in http.get(f"/matches/{created['id']}?since={version - 1}&wait=30").headers
     opened = http.get(f"/matches/{created['id']}/events", headers=SSE)
-    stream = orjson.loads(opened.headers["Referee-Hold"])["stream"]
-    assert opened.status_code == 200 and opened.data == b""
+    hold = orjson.loads(opened.headers["Referee-Hold"])["stream"]
+    assert opened.status_code == 200 and opened.data == b"" and hold["refused"] == []
+    (stream,) = hold["streams"]
     assert stream["match_id"] == created["id"] and stream["viewer"] is None and stream["after"] == 0
 
 
@@ -429,24 +430,31 @@ def test_a_commit_during_the_long_polls_re_check_wakes_it(app):
     client loop).  Here the notification arrives during the first re-check."""
     from contextlib import asynccontextmanager
 
-    from service.front import Front, Waiter
+    from service.front import Front
+    from service.hub import Waiter
 
-    mid = app.test_client().post("/matches", json={"game": "super_blatt", "players": 2}).get_json()["id"]
-    version = app.test_client().get(f"/matches/{mid}").get_json()["version"]
+    http = app.test_client()
+    created = http.post("/matches", json={"game": "super_blatt", "players": 2, "options": {"first_seat": 0},
+                                          "seats": [{"name": "a"}, {"name": "b"}]}).get_json()
+    mid, token = created["id"], created["seats"][0]["token"]
+    version = http.get(f"/matches/{mid}").get_json()["version"]
 
     class Hub:
         def __init__(self):
             self.reads = 0
 
         @asynccontextmanager
-        async def watch(self, match_id, seen):
-            self.waiter = Waiter(seen)
+        async def watch(self, match_id, seen, event=None):
+            self.waiter = Waiter(seen, event or asyncio.Event())
             yield self.waiter
 
         async def version(self, match_id):
             self.reads += 1
-            if self.reads == 1:
-                self.waiter.wake(version + 1)  # the commit's notification, while this read is under way
+            if self.reads == 1:  # a commit lands while this read is under way; the read saw the version before it
+                auth = {"Authorization": f"Bearer {token}"}
+                move = http.get(f"/matches/{mid}/legal-moves", headers=auth).get_json()["moves"][0]
+                http.post(f"/matches/{mid}/moves", headers=auth, json={"move": move, "expected_version": version})
+                self.waiter.wake(version + 1)  # its notification
                 return version
             return version + 1
 
@@ -544,7 +552,7 @@ def test_a_stream_held_longer_than_its_first_lease_still_counts_against_the_limi
 def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others():
     """The front's heartbeat task serves every stream: a client whose heartbeat fails at once (closed under it)
     or later ends only its own stream, and the others keep their heartbeats."""
-    from service.front import Beats, Waiter
+    from service.hub import Beats, Waiter
 
     class Transport:  # a stream's outlet, as far as the heartbeats use it
         def __init__(self, refuse: str | None) -> None:
@@ -563,7 +571,7 @@ def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others
         transports = [Transport("at once"), Transport("later"), Transport(None)]
         waiters = [Waiter(0) for _ in transports]
         for t, w in zip(transports, waiters):
-            beats.add(t, w, types.SimpleNamespace(holder=None))
+            beats.add(t, w, [types.SimpleNamespace(holder=None)])
         await asyncio.sleep(0.5)
         beats.task.cancel()
         # the heartbeats under way end by themselves: the loop's teardown would cancel them, and a cancelled
