@@ -1,4 +1,4 @@
-"""One event stream for several matches: a browser's tabs share one connection (docs/waiting.md, "Many tables").
+"""One event stream for several matches: a browser's tabs share one connection (docs/waiting.md).
 
 A browser opens at most six HTTP/1.1 connections to an origin, and each table's own stream holds one: a seventh
 tab would never load.  The web table's tabs instead share one stream (a SharedWorker, service/static/web/js/

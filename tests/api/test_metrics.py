@@ -134,10 +134,11 @@ def test_the_fronts_counts_reach_the_histogram_as_observe_would_put_them():
 def test_metrics_count_moves_refusals_and_routes(served):
     url = served.url
     match_id, token = new_match(url)
-    play_until_bot(url, match_id, token, "count")
+    # refused while the match is surely in play (played on, it may end: then match_over comes first)
     refused = requests.post(f"{url}/matches/{match_id}/moves", json={"move": {"type": "no_such_move"}},
                             headers={"Authorization": f"Bearer {token}"}, timeout=10)
     assert refused.status_code == 422 and refused.json()["code"] == "invalid_move"
+    play_until_bot(url, match_id, token, "count")
 
     def counted():
         s = scrape(url)

@@ -458,7 +458,7 @@ def test_a_stream_whose_client_does_not_read_waits_and_holds_a_few_chunks(tmp_pa
     port = free_port()
     script = tmp_path / "streaming.py"
     script.write_text(STREAMING_APP)
-    out = tmp_path / "sent.txt"
+    out = tmp_path / "sent"
     with open(out, "w") as fh:
         proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=fh, cwd=os.getcwd(),
                                 env={**os.environ, "PYTHONPATH": os.getcwd()})
