@@ -130,7 +130,7 @@ class Outlet:
     wait while the client does not read (the server keeps a few chunks per connection, no more), and a
     heartbeat is skipped while the previous write still waits: a client that stops reading holds one write."""
 
-    __slots__ = ("send", "receive", "gone", "on_gone", "watch", "writing")
+    __slots__ = ("send", "receive", "gone", "on_gone", "watch", "writing", "started")
 
     def __init__(self, send, receive) -> None:
         self.send, self.receive = send, receive
@@ -138,6 +138,7 @@ class Outlet:
         self.on_gone: list = []
         self.watch: asyncio.Task | None = None
         self.writing: asyncio.Future | None = None
+        self.started = False  # the answer's head went out
 
     def watch_hang_up(self) -> None:
         if self.watch is None:
@@ -163,11 +164,13 @@ class Outlet:
 
     async def respond(self, status: int, headers: Headers, body: bytes) -> None:
         """A whole answer."""
+        self.started = True
         await self.send({"type": "http.response.start", "status": status,
                          "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
         await self.send({"type": "http.response.body", "body": body})
 
     async def start(self, status: int, headers: Headers) -> None:
+        self.started = True
         await self.send({"type": "http.response.start", "status": status,
                          "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
 
@@ -218,28 +221,37 @@ class Front:
                 retry_after=self.settings.retry_after))
         self.clients[address] = under_way + 1
         try:
-            request = await self._read(scope, headers, outlet)
-            if isinstance(request, tuple):
-                return await self._refuse(outlet, scope, rid, started, request)
-            frame = apps.request_frame(request)
-            answer = await self._ask(frame)
-            hold = answer[3]
-            if hold is not None and "poll" in hold:
-                return await self._held(self._long_poll(request, frame, answer, outlet, rid, started, **hold["poll"]))
-            if hold is not None and "stream" in hold:
-                return await self._held(self._stream(request, answer, outlet, rid, started, hold["stream"]))
-            status, headers, body = answer[:3]
-            headers.append((requestid.HEADER, rid))
-            if request.cut:  # the rest of its body was never read
-                headers.append(("Connection", "close"))
-            await outlet.respond(status, headers, body)
-            self.log.done(request.method, request.path, rid, started, status, answer[4], answer[5])
+            await self._serve(scope, headers, outlet, rid, started)
+        except Exception:  # a defect of ours: logged, answered as Flask answers its own (problem+json, 500)
+            log.exception("%s %s failed in the front", scope["method"], scope["path"])
+            if not outlet.started:
+                with suppress(Exception):
+                    await self._refuse(outlet, scope, rid, started,
+                                       problem("internal", "The server failed on this request; it was logged."))
         finally:
             left = self.clients[address] - 1
             if left:
                 self.clients[address] = left
             else:
                 del self.clients[address]
+
+    async def _serve(self, scope: dict, headers: Headers, outlet: Outlet, rid: str, started: float) -> None:
+        request = await self._read(scope, headers, outlet)
+        if isinstance(request, tuple):
+            return await self._refuse(outlet, scope, rid, started, request)
+        frame = apps.request_frame(request)
+        answer = await self._ask(frame)
+        hold = answer[3]
+        if hold is not None and "poll" in hold:
+            return await self._held(self._long_poll(request, frame, answer, outlet, rid, started, **hold["poll"]))
+        if hold is not None and "stream" in hold:
+            return await self._held(self._stream(request, answer, outlet, rid, started, hold["stream"]))
+        status, headers, body = answer[:3]
+        headers.append((requestid.HEADER, rid))
+        if request.cut:  # the rest of its body was never read
+            headers.append(("Connection", "close"))
+        await outlet.respond(status, headers, body)
+        self.log.done(request.method, request.path, rid, started, status, answer[4], answer[5])
 
     async def _read(self, scope: dict, headers: Headers, outlet: Outlet) -> apps.Request | tuple:
         """The request, whole, or a refusal (status, headers, body) for one that may not go on.
@@ -307,12 +319,11 @@ class Front:
                        retry_after=self.settings.retry_after)
 
     async def _held(self, coro) -> None:
+        """A held request runs as a task of its own, so that a stopping front can wait for it (``drain``)."""
         task = asyncio.ensure_future(coro)
         self.held.add(task)
         try:
             await task
-        except Exception:
-            log.exception("a held request failed")
         finally:
             self.held.discard(task)
 
