@@ -27,7 +27,7 @@ export function follow({ matchId, token, types, onEvent, onStatus }) {
         const { ticket } = await post(`/matches/${matchId}/stream-ticket`, {}, token);
         query.set("ticket", ticket);
       } catch (problem) {
-        onStatus("unreachable", problem.detail);
+        onStatus("unreachable", problem.text);
         setTimeout(open, RETRY_MS);
         return;
       }
