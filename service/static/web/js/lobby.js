@@ -158,6 +158,7 @@ async function start() {
   fill($("my-name-label"), t("lobby.yourName"));
   $("my-name").placeholder = t("lobby.namePlaceholder");
   $("dev-nav").setAttribute("aria-label", t("lobby.forDevelopers"));
+  fill($("api-docs"), t("lobby.apiDocs"));
   fill($("create-h"), t("lobby.newMatch"));
   fill($("open-h"), t("lobby.openMatches"));
   fill($("live-h"), t("lobby.toWatch"));

@@ -45,7 +45,8 @@ const talk = {
   /** A phase of this game in words ("offers" -> "Offers: each in turn raises or passes"). */
   phase(phase) {
     const key = `phase.${page.snap.game}.${phase}`;
-    return has(key) ? t(key) : String(phase ?? "").replaceAll("_", " ");
+    if (has(key)) return t(key);
+    return has(`phase.${phase}`) ? t(`phase.${phase}`) : String(phase ?? "").replaceAll("_", " ");
   },
 };
 

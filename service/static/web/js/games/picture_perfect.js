@@ -159,7 +159,7 @@ function translatePhoto(svgText, name) {
     let m;
     if (text.startsWith("camera side")) say(el, t("pp.svg.camera"));
     else if ((m = text.match(/^Seat \d+: (-?\d+) points$/))) say(el, t("pp.svg.total", { name, total: m[1] }));
-    else if (text === "No guests placed.") say(el, t("pp.svg.nobody"));
+    else if (/^No guests placed\.$/.test(text)) say(el, t("pp.svg.nobody"));
     else if ((m = text.match(/^(\d+)\. .+ - row (\d+), column (\d+), (\w+), face (\w+) - cards ([✓✗ ]*)(?:, (\d+) VIP)?: ([+-]\d+)$/))) {
       say(el, t("pp.svg.guest", { no: m[1], guest: guestName(el.getAttribute("data-guest")), r: m[2], c: m[3],
         height: has(`pp.svg.height.${m[4]}`) ? t(`pp.svg.height.${m[4]}`) : m[4],
