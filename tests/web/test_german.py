@@ -67,7 +67,9 @@ def shown_text(page) -> str:
     return page.evaluate("""() => {
         const parts = [document.title, document.body.innerText];
         for (const el of document.querySelectorAll('[title], [aria-label], [alt], [placeholder]')) {
-            for (const a of ['title', 'aria-label', 'alt', 'placeholder']) if (el.getAttribute(a)) parts.push(el.getAttribute(a));
+            for (const a of ['title', 'aria-label', 'alt', 'placeholder']) {
+                if (el.getAttribute(a)) parts.push(el.getAttribute(a));
+            }
         }
         for (const o of document.querySelectorAll('option')) parts.push(o.textContent);
         for (const img of document.querySelectorAll('.photos img')) {
@@ -168,7 +170,8 @@ def test_every_table_in_german_shows_no_english_at_start_mid_game_and_end(web, g
     play_others(seats, rng, until_mine=False, limit=5000)
     page.wait_for_selector("table.result")
     if game == "picture_perfect":
-        page.wait_for_function("[...document.querySelectorAll('.photos img')].every(i => i.complete && i.naturalWidth > 0)")
+        page.wait_for_function("[...document.querySelectorAll('.photos img')]"
+                               ".every(i => i.complete && i.naturalWidth > 0)")
         assert page.locator(".photos img[src^='data:']").count() == n  # the photo's legend written in German
         assert "Kameraseite" in svg_words(shown_text(page))
     end = svg_words(shown_text(page))

@@ -17,12 +17,13 @@ PLAYERS = {"super_blatt": 2, "paparazzo": 3, "big_shot": 2, "dice_party": 3, "pi
 # per game and move type (or a card to choose: "choose"), what the preview says
 SAYS = {
     "super_blatt": {
-        "take": r"Take the top card of column \d, .+ You would hold \d+ .+ trend pays",
+        "take": r"Take the top card of column \d, .+ You would hold \d+ .+ trend card pays",
         "pass": r"Take no extra card: your turn ends",
         "steal": r"Steal \d+ .+ cards? from .+ \(left with \d+\)",
     },
     "big_shot": {
-        "loan": r"Loan on \w+: \d+ million now \(\w+'s cash \d+ → \d+\), and debit card no\. \d+ .+10 million owed at the end",
+        "loan": r"Loan on \w+: \d+ million now \(\w+'s cash \d+ → \d+\), and debit card no\. \d+ "
+                r".+10 million owed at the end",
         "decline": r"No more loans this round",
         "bid": r"Bid \d+ million for .+ you pay \d+ from one of your colours",
         "pass": r"Pass: final for this auction",
@@ -95,6 +96,10 @@ def test_every_move_says_what_it_does_before_it_is_chosen(web, context, game):
         if legal:  # Ann moves through the API too: the page follows
             move = rng.choice(legal)
             seats[0].move({k: v["min"] if isinstance(v, dict) and "min" in v else v for k, v in move.items()})
+            after = seats[0].match()
+            page.wait_for_function(f"document.body.dataset.version === '{after['version']}'")
+            if 0 not in after["to_act"]:  # not this seat's turn: no preview line (it comes back with the turn)
+                assert not box.is_visible()
         if REACHED[game] <= set(seen):
             break
     assert REACHED[game] <= set(seen), sorted(REACHED[game] - set(seen))

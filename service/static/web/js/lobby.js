@@ -91,6 +91,7 @@ async function create(event) {
     else if (input.value.trim() !== "") {
       const text = input.value.trim();
       options[name] = /^\d+$/.test(text) ? Number(text) : text;
+      if (name === "first_seat" && typeof options[name] === "number") options[name] -= 1; // seats read 1, 2, ... on the page
     }
   }
   try {

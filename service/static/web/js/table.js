@@ -318,7 +318,10 @@ function showPreview(el) {
   const open = page.ctx?.moves.length > 0 && !page.offline;
   box.hidden = !open;
   box.dataset.shown = text ? "move" : "hint";
-  if (!open) return fill(box);
+  if (!open) {
+    delete box.dataset.text;
+    return fill(box);
+  }
   if (box.dataset.text === (text ?? "")) return; // unchanged: nothing new to announce
   box.dataset.text = text ?? "";
   fill(box, text ? [h("strong", {}, t("preview.label")), " ", text] : h("span", { class: "small" }, t("preview.hint")));

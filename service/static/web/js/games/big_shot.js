@@ -57,7 +57,7 @@ function account(ctx, v, s) {
   v.accounts.filter((a) => a.seat === s.seat).map((a) => h("div", {}, cube(a.color),
     ` ${t("bs.cash", { cash: a.cash ?? t("bs.hidden") })} · ${t("bs.debits", { n: a.debits })}`,
     a.loaned_this_round ? ` · ${t("bs.loaned")}` : "",
-    loan.filter((m) => m.color === a.color).map((m) => ctx.control(m, t("bs.loanOn", { color: color(a.color) }),
+    " ", loan.filter((m) => m.color === a.color).map((m) => ctx.control(m, t("bs.loanOn", { color: color(a.color) }),
       { title: t("bs.loanWhat") })),
     pay.filter((m) => m.color === a.color).map((m) => ctx.control(m, t("bs.payFrom", { color: color(a.color) }))))),
   h("div", { class: "standing", "data-standing": s.seat },

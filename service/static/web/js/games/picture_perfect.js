@@ -176,11 +176,18 @@ function translatePhoto(svgText, name) {
 function photoIn(url, name) {
   if (lang === "en") return Promise.resolve({ img: url, link: url });
   if (!photos.has(url)) {
-    photos.set(url, fetch(url).then((r) => r.text()).then((svg) => {
+    photos.set(url, fetch(url).then((r) => {
+      if (!r.ok) throw new Error(`photo ${r.status}`);
+      return r.text();
+    }).then((svg) => {
       const local = translatePhoto(svg, name);
       return { img: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(local)}`,
         link: URL.createObjectURL(new Blob([local], { type: "image/svg+xml" })) };
-    }).catch(() => ({ img: url, link: url })));
+    }).catch((error) => { // drawn as the server has it for now; the next redraw tries again
+      console.warn(error);
+      photos.delete(url);
+      return { img: url, link: url };
+    }));
   }
   return photos.get(url);
 }
