@@ -197,3 +197,14 @@ def test_a_refusal_reads_in_german(web, german):
     problem.wait_for()
     assert problem.inner_text() == "Abgelehnt: Du kannst nicht mehr bieten, als du Bargeld hast."
     assert english_in(shown_text(page)) == []
+
+
+def test_the_lobby_fits_a_phone_in_german(web, german):
+    """German's longer words (a seat's choices, option names) never push the lobby wider than a phone."""
+    page = german({"width": 390, "height": 844}).new_page()
+    page.goto(web.url + "/")
+    page.locator("select[name=game]").wait_for()
+    for game in PLAYERS:
+        page.select_option("select[name=game]", game)
+        page.wait_for_timeout(50)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, game
