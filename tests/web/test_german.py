@@ -89,12 +89,14 @@ def svg_words(text: str) -> str:
 
 
 def previews(page) -> list[tuple[dict | str, str]]:
-    """Each move control focused in turn, and what the preview line then says."""
+    """Each move control focused in turn, and what the preview line then says (a control the page drew
+    anew meanwhile, the match having moved on, is left out)."""
     return [(json.loads(m) if m.startswith("{") else m, text) for m, text in page.evaluate("""() =>
         [...document.querySelectorAll('#board [data-move], #board [data-preview], #actions [data-move]')].map(el => {
             (el.matches('form') ? el.querySelector('input') : el).focus();
+            if (!el.isConnected) return null;
             return [el.dataset.move || el.dataset.preview, document.getElementById('preview').innerText];
-        })""")]
+        }).filter(Boolean)""")]
 
 
 @pytest.fixture()
