@@ -75,7 +75,13 @@ def test_every_game_in_pictures_at_start_mid_game_and_end(web, pages, game, lang
                 if game == "picture_perfect":
                     page.wait_for_function("[...document.querySelectorAll('.photos img')]"
                                            ".every(i => i.complete && i.naturalWidth > 0)")
+                    if lang != "en":  # the legend in the page's language (drawn again from the catalogue)
+                        page.wait_for_function("[...document.querySelectorAll('.photos img')]"
+                                               ".every(i => i.src.startsWith('data:'))")
                 page.evaluate("document.getElementById('result').scrollIntoView()")  # the end: the result first
+            elif name == "mid":  # a move focused: the preview line says what it does
+                page.evaluate("""() => { const el = document.querySelector('#board [data-move], #actions [data-move]');
+                    (el?.matches('form') ? el.querySelector('input') : el)?.focus({preventScroll: true}); }""")
             found[f"{name} {screen}"] = snap(page, f"{game}-{name}-{lang}-{screen}")
             assert not page.js_errors
 

@@ -13,7 +13,8 @@ from service.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 JS = PAGES / "js"
-TABLE_PAGE_BUDGET = 100_000  # bytes of HTML, CSS and JS for one game's table page
+# bytes of HTML, CSS, JS and JSON for one game's table page (the one catalogue per language holds all five games)
+TABLE_PAGE_BUDGET = 125_000
 
 
 def sentence_keys(path: Path, block: str) -> set[str]:

@@ -1,6 +1,6 @@
 // The REST API as the pages use it: JSON in and out, errors as RFC 9457 problem details.
 
-import { t } from "./i18n.js";
+import { has, lang, t } from "./i18n.js";
 
 /** An error answer: ``code`` is stable, ``detail`` is a sentence for people. */
 export class Problem extends Error {
@@ -9,6 +9,19 @@ export class Problem extends Error {
     this.status = status;
     this.code = body.code || "network";
     this.detail = body.detail || this.message;
+    this.reason = body.reason || null;
+  }
+
+  /**
+   * The problem for people in the page's language.  English shows the server's sentence (it names the
+   * numbers); another language shows the catalogue's words for the game's ``reason`` (e.g. bid_too_low),
+   * else for the stable ``code``, and only failing both the server's English sentence.
+   */
+  get text() {
+    if (lang === "en") return this.detail;
+    if (this.reason && has(`problem.reason.${this.reason}`)) return t(`problem.reason.${this.reason}`);
+    if (has(`problem.${this.code}`)) return t(`problem.${this.code}`);
+    return this.detail;
   }
 }
 

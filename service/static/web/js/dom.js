@@ -1,5 +1,7 @@
 // Tiny DOM helpers shared by the lobby, the table and every game renderer.
 
+import { t } from "./i18n.js";
+
 /** h("button", {class: "move", onclick}, "Take") -> an element; null/false children are skipped. */
 export function h(tag, props = {}, ...children) {
   const el = document.createElement(tag);
@@ -38,8 +40,8 @@ export const num = (n) => (n === null || n === undefined ? "?"
 export function readable(value) {
   if (value === null || value === undefined) return "–";
   if (typeof value === "number") return num(value);
-  if (typeof value === "boolean") return value ? "yes" : "no";
-  if (Array.isArray(value)) return value.length ? value.map(readable).join(", ") : "none";
+  if (typeof value === "boolean") return value ? t("word.yes") : t("word.no");
+  if (Array.isArray(value)) return value.length ? value.map(readable).join(", ") : t("word.none");
   if (typeof value === "object") {
     return Object.entries(value).map(([k, v]) => (v !== null && typeof v === "object" && !Array.isArray(v)
       ? `${words(k)} (${readable(v)})` : `${words(k)} ${readable(v)}`)).join("; ");

@@ -34,6 +34,15 @@ export function t(key, vars = {}) {
 /** True when the catalogue has ``key`` (for optional texts such as a game's phase help). */
 export const has = (key) => key in catalogue;
 
+/** A bot kind in words ("greedy" -> "greedy bot", "gieriger Bot"); an unknown kind as the server names it. */
+export const botName = (kind) => (has(`bot.${kind}`) ? t(`bot.${kind}`) : `${kind} bot`);
+
+/** A seat's name: a bot seat the server named after its kind ("greedy bot") is named in the page's language. */
+export function seatName(seat) {
+  if (seat?.bot && (!seat.name || seat.name === `${seat.bot} bot`)) return botName(seat.bot);
+  return seat?.name || "";
+}
+
 /** The switch on the page: choosing a language reloads the page in it. */
 export function languageSwitch() {
   const select = h("select", { id: "lang", "aria-label": t("lang.choose") },

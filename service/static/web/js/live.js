@@ -109,7 +109,7 @@ function followAlone({ matchId, token, types, onEvent, onStatus }) {
         const { ticket } = await post(`/matches/${matchId}/stream-ticket`, {}, token);
         query.set("ticket", ticket);
       } catch (problem) {
-        onStatus("unreachable", problem.detail);
+        onStatus("unreachable", problem.text);
         setTimeout(open, RETRY_MS);
         return;
       }

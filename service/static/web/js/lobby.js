@@ -3,7 +3,7 @@
 
 import { get, post, Problem, seatLink } from "./api.js";
 import { fill, h, words } from "./dom.js";
-import { languageSwitch, loadLanguage, t } from "./i18n.js";
+import { botName, has, languageSwitch, loadLanguage, seatName, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const NAME_KEY = "referee.name";
@@ -12,29 +12,37 @@ let games = [];
 
 const myName = () => $("my-name").value.trim();
 
+/** An option's name and a value of it in the page's language (the API's own name where the catalogue has none). */
+const optName = (name) => (has(`lobby.opt.${name}`) ? t(`lobby.opt.${name}`) : words(name));
+const optValue = (name, value) => {
+  if (value === null || value === undefined) return t("lobby.random");
+  const key = typeof value === "boolean" ? `lobby.val.${value}` : `lobby.val.${name}.${value}`;
+  return has(key) ? t(key) : String(value);
+};
+
 // -- the games ----------------------------------------------------------------------------------------
 function renderGames() {
   fill($("games"), games.map((g) => h("article", { class: "game-card" },
     h("h3", {}, t(`game.${g.name}`)), h("p", {}, t(`lobby.summary.${g.name}`)),
     h("p", { class: "small" }, t("lobby.players", { min: g.min_players, max: g.max_players }), " · ",
       t("lobby.options"), " ",
-      Object.entries(g.options).map(([k, v]) => `${words(k)} (${t("lobby.default", { value: v ?? t("lobby.random") })})`)
+      Object.entries(g.options).map(([k, v]) => `${optName(k)} (${t("lobby.default", { value: optValue(k, v) })})`)
         .join(", ") || t("lobby.none"),
-      ` · ${t("lobby.bots")} ${g.bots.join(", ")}`))));
+      ` · ${t("lobby.bots")} ${g.bots.map(botName).join(", ")}`))));
 }
 
 // -- creating a match ---------------------------------------------------------------------------------
 function optionField(game, name, value) {
   const id = `opt-${name}`;
   if (typeof value === "boolean") {
-    return h("label", {}, h("input", { type: "checkbox", id, name, checked: value }), ` ${words(name)}`);
+    return h("label", {}, h("input", { type: "checkbox", id, name, checked: value }), ` ${optName(name)}`);
   }
   const choices = [...new Set([value, ...game.variants.map((v) => v[name]).filter((x) => x !== undefined)])];
   if (typeof value === "string") {
-    return h("label", {}, `${words(name)} `, h("select", { id, name }, choices.map((c) => h("option", { value: c }, c))));
+    return h("label", {}, `${optName(name)} `, h("select", { id, name }, choices.map((c) => h("option", { value: c }, optValue(name, c)))));
   }
   // a number or a letter (first seat, a removed celebrity); empty keeps the default
-  return h("label", {}, `${words(name)} `, h("input", { type: "text", id, name, size: 8,
+  return h("label", {}, `${optName(name)} `, h("input", { type: "text", id, name, size: 8,
     placeholder: value === null ? t("lobby.defaultPlaceholder") : String(value) }));
 }
 
@@ -44,7 +52,7 @@ function renderCreate() {
   const players = Math.min(Math.max(Number(form.elements.players?.value) || game.min_players, game.min_players),
     game.max_players);
   const kinds = [["me", t("lobby.kind.me")], ["person", t("lobby.kind.person")], ["open", t("lobby.kind.open")],
-    ...game.bots.map((b) => [`bot:${b}`, t("seat.bot", { bot: b })])];
+    ...game.bots.map((b) => [`bot:${b}`, botName(b)])];
   const seatRows = Array.from({ length: players }, (_, i) => h("li", {},
     h("label", {}, `${t("seat.n", { n: i + 1 })} `, h("select", { name: `seat-${i}`, "data-seat": i },
       kinds.map(([value, label]) => h("option", { value, selected: value === (i === 0 ? "me" : "bot:greedy") }, label))))));
@@ -83,6 +91,7 @@ async function create(event) {
     else if (input.value.trim() !== "") {
       const text = input.value.trim();
       options[name] = /^\d+$/.test(text) ? Number(text) : text;
+      if (name === "first_seat" && typeof options[name] === "number") options[name] -= 1; // seats read 1, 2, ... on the page
     }
   }
   try {
@@ -103,7 +112,7 @@ async function create(event) {
     refreshLists();
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
-    fill($("created"), h("p", { class: "problem", role: "alert" }, t("lobby.notCreated", { detail: problem.detail })));
+    fill($("created"), h("p", { class: "problem", role: "alert" }, t("lobby.notCreated", { detail: problem.text })));
   }
 }
 
@@ -120,12 +129,12 @@ async function join(match, button) {
     location.assign(seatLink(match.id, joined.token));
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
-    button.after(h("span", { class: "problem", role: "alert" }, ` ${problem.detail}`));
+    button.after(h("span", { class: "problem", role: "alert" }, ` ${problem.text}`));
     refreshLists();
   }
 }
 
-const seatText = (m) => m.seats.map((s) => (s.joined ? s.name : t("seat.open"))).join(", ");
+const seatText = (m) => m.seats.map((s) => (s.joined ? seatName(s) : t("seat.open"))).join(", ");
 
 async function refreshLists() {
   const [open, active, finished] = await Promise.all([
@@ -150,6 +159,7 @@ async function start() {
   fill($("my-name-label"), t("lobby.yourName"));
   $("my-name").placeholder = t("lobby.namePlaceholder");
   $("dev-nav").setAttribute("aria-label", t("lobby.forDevelopers"));
+  fill($("api-docs"), t("lobby.apiDocs"));
   fill($("create-h"), t("lobby.newMatch"));
   fill($("open-h"), t("lobby.openMatches"));
   fill($("live-h"), t("lobby.toWatch"));

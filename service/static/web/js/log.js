@@ -2,7 +2,7 @@
 
 import { describeMove } from "./moves.js";
 import { num, words } from "./dom.js";
-import { t } from "./i18n.js";
+import { botName, t } from "./i18n.js";
 
 export const COMMON = {
   match_created: (d) => t("log.match_created", { n: d.players }),
@@ -14,7 +14,7 @@ export const COMMON = {
   match_aborted: () => t("log.match_aborted"),
   timeout: (d, x) => t(`log.timeout_${d.action === "forfeit" ? "forfeit" : d.action === "bot" ? "bot" : "default"}`,
     { name: x.name(d.seat) }),
-  away: (d, x) => t("log.away", { name: x.name(d.seat), bot: d.bot }),
+  away: (d, x) => t("log.away", { name: x.name(d.seat), bot: botName(d.bot) }),
   back: (d, x) => t("log.back", { name: x.name(d.seat) }),
   rematch: () => t("log.rematch"),
 };

@@ -4,7 +4,7 @@
 
 import { get, post, Problem } from "./api.js";
 import { fill, h, num, readable } from "./dom.js";
-import { has, languageSwitch, loadLanguage, t } from "./i18n.js";
+import { botName, has, languageSwitch, loadLanguage, seatName, t } from "./i18n.js";
 import { follow } from "./live.js";
 import { COMMON, fallback } from "./log.js";
 import { moveControl, moveKey } from "./moves.js";
@@ -30,8 +30,8 @@ const talk = {
   num,
   name(seat) {
     const seats = page.snap?.seats || [];
-    const base = seats[seat]?.name || t("seat.n", { n: seat + 1 });
-    const same = seats.filter((s) => (s.name || t("seat.n", { n: s.seat + 1 })) === base);
+    const base = seatName(seats[seat]) || t("seat.n", { n: seat + 1 });
+    const same = seats.filter((s) => (seatName(s) || t("seat.n", { n: s.seat + 1 })) === base);
     const name = same.length > 1 ? `${base} ${same.findIndex((s) => s.seat === seat) + 1}` : base;
     return seat === page.snap?.seat ? t("seat.you", { name }) : name;
   },
@@ -45,7 +45,8 @@ const talk = {
   /** A phase of this game in words ("offers" -> "Offers: each in turn raises or passes"). */
   phase(phase) {
     const key = `phase.${page.snap.game}.${phase}`;
-    return has(key) ? t(key) : String(phase ?? "").replaceAll("_", " ");
+    if (has(key)) return t(key);
+    return has(`phase.${phase}`) ? t(`phase.${phase}`) : String(phase ?? "").replaceAll("_", " ");
   },
 };
 
@@ -90,7 +91,7 @@ function refresh(force = false) {
       } catch (problem) {
         if (!(problem instanceof Problem)) throw problem;
         if (problem.code === "network") connection("unreachable");
-        else fill($("live"), t("live.noRefresh", { detail: problem.detail }));
+        else fill($("live"), t("live.noRefresh", { detail: problem.text }));
       }
     } while (page.again);
     page.refreshing = null;
@@ -111,7 +112,7 @@ async function play(move, element, template = move) {
     await post(`/matches/${matchId}/moves`, { move, expected_version: page.snap.version }, token);
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
-    page.problem = { key: moveKey(template), detail: problem.detail, code: problem.code };
+    page.problem = { key: moveKey(template), detail: problem.text, code: problem.code };
     if (problem.code === "network") connection("unreachable");
   } finally {
     document.body.classList.remove("busy");
@@ -237,7 +238,7 @@ function render() {
   $("status").classList.toggle("mine", mine && !page.offline);
   fill($("seats"), snap.seats.map((s) => h("li", { class: snap.to_act.includes(s.seat) ? "to-act" : null },
     snap.to_act.includes(s.seat) ? h("span", { class: "marker" }, `▶ ${t("seat.toAct")} `) : null,
-    talk.name(s.seat), s.bot ? ` (${t("seat.bot", { bot: s.bot })})` : "", s.joined ? "" : ` (${t("seat.open")})`)));
+    talk.name(s.seat), s.bot ? ` (${botName(s.bot)})` : "", s.joined ? "" : ` (${t("seat.open")})`)));
 
   const shown = new Set();
   let attached = false;
@@ -255,6 +256,7 @@ function render() {
     },
   };
   fill($("board"), page.game.render(ctx));
+  page.ctx = ctx;
   // for scripts and tests: what the page currently shows
   document.body.dataset.version = snap.version;
   document.body.dataset.status = snap.status;
@@ -269,10 +271,70 @@ function render() {
     }
   }
   highlight();
+  showPreview(null);
   renderHelp(snap);
   renderLog();
   fill($("result"), snap.result ? renderResult(snap) : null);
   renderReplay();
+}
+
+// -- what a move does, before it is chosen ----------------------------------------------------------
+/**
+ * The move a control stands for as it is now: a stepper's template with the numbers typed so far (a
+ * number not yet typed counts as the range's lowest).
+ */
+function controlMove(control) {
+  const move = JSON.parse(control.dataset.move);
+  if (control.tagName === "FORM") {
+    for (const input of control.querySelectorAll("input[name]")) {
+      const typed = Number(input.value);
+      move[input.name] = input.value !== "" && Number.isFinite(typed) ? typed : Number(input.min);
+    }
+  }
+  return move;
+}
+
+/** The preview of a control: the game's words for its move, or a renderer's own (a card to choose). */
+function previewOf(el) {
+  const control = el?.closest?.("#board [data-move], #board [data-preview], #actions [data-move], #actions [data-preview]");
+  if (!control || !page.ctx) return null;
+  if (control.dataset.preview) return control.dataset.preview;
+  if (!control.dataset.move) return null;
+  try {
+    return page.game.preview?.(controlMove(control), page.ctx) || control.getAttribute("title") || null;
+  } catch (error) { // a move shaped unlike its preview expects must not stop the table
+    console.error(error);
+    return null;
+  }
+}
+
+/**
+ * The preview region (visible, polite): what the pointed-at or focused move does in the rules' words;
+ * with nothing pointed at, how to see it.  Only while this seat has moves to choose from.
+ */
+function showPreview(el) {
+  const box = $("preview");
+  const text = previewOf(el) ?? previewOf(document.activeElement);
+  const open = page.ctx?.moves.length > 0 && !page.offline;
+  box.hidden = !open;
+  box.dataset.shown = text ? "move" : "hint";
+  if (!open) {
+    delete box.dataset.text;
+    return fill(box);
+  }
+  if (box.dataset.text === (text ?? "")) return; // unchanged: nothing new to announce
+  box.dataset.text = text ?? "";
+  fill(box, text ? [h("strong", {}, t("preview.label")), " ", text] : h("span", { class: "small" }, t("preview.hint")));
+}
+
+function followPreviews() {
+  for (const id of ["board", "actions"]) {
+    const area = $(id);
+    area.addEventListener("mouseover", (event) => showPreview(event.target));
+    area.addEventListener("mouseleave", () => showPreview(null));
+    area.addEventListener("focusin", (event) => showPreview(event.target));
+    area.addEventListener("input", (event) => showPreview(event.target));
+  }
 }
 
 // -- replaying a finished match ---------------------------------------------------------------------
@@ -281,7 +343,7 @@ async function replayTo(step) {
     page.replay = await get(`/matches/${encodeURIComponent(matchId)}/replay?step=${step}`, token);
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
-    fill($("replay"), h("p", { class: "problem", role: "alert" }, t("replay.cannot", { detail: problem.detail })));
+    fill($("replay"), h("p", { class: "problem", role: "alert" }, t("replay.cannot", { detail: problem.text })));
     return;
   }
   document.body.dataset.replayStep = page.replay.step;
@@ -428,7 +490,7 @@ async function start() {
     if (!(problem instanceof Problem)) throw problem;
     if (problem.code === "bad_token") return fail(t("error.badToken"));
     if (problem.code === "unknown_match") return fail(t("error.unknownMatch"));
-    return fail(t("error.cannotShow", { detail: problem.detail }));
+    return fail(t("error.cannotShow", { detail: problem.text }));
   }
   const { snap } = page;
   if (!GAMES.includes(snap.game)) return fail(t("error.unknownGame", { game: snap.game }));
@@ -446,6 +508,7 @@ async function start() {
       h("ul", {}, invites.map((s) => h("li", {}, `${s.name} (${t("seat.n", { n: s.seat + 1 })}): `,
         h("a", { href: s.link }, s.link))))));
   }
+  followPreviews();
   render();
   $("board").addEventListener("redraw", render); // a renderer's own choice (a card picked) changed the picture
   follow({

@@ -57,7 +57,7 @@ function account(ctx, v, s) {
   v.accounts.filter((a) => a.seat === s.seat).map((a) => h("div", {}, cube(a.color),
     ` ${t("bs.cash", { cash: a.cash ?? t("bs.hidden") })} · ${t("bs.debits", { n: a.debits })}`,
     a.loaned_this_round ? ` · ${t("bs.loaned")}` : "",
-    loan.filter((m) => m.color === a.color).map((m) => ctx.control(m, t("bs.loanOn", { color: color(a.color) }),
+    " ", loan.filter((m) => m.color === a.color).map((m) => ctx.control(m, t("bs.loanOn", { color: color(a.color) }),
       { title: t("bs.loanWhat") })),
     pay.filter((m) => m.color === a.color).map((m) => ctx.control(m, t("bs.payFrom", { color: color(a.color) }))))),
   h("div", { class: "standing", "data-standing": s.seat },
@@ -96,4 +96,63 @@ export const SENTENCES = {
 export function breakdown(b) {
   return t("bs.breakdown", { lots: b.lots.length ? b.lots.join(", ") : t("bs.noLots"), values: b.lot_values,
     cash: b.cash, debt: b.debt, balance: b.balance }) + (b.qualified ? "" : ` · ${t("bs.notQualified")}`);
+}
+
+const DEBIT = 10; // millions owed at the end per debit card
+const MAX_ON_LOT = 7;
+const COLORS = ["red", "yellow", "white", "black"];
+
+/** Who takes a lot of these cubes (book: Acquiring Lots): the single most, else on a tie the single colour with one cube. */
+function lotWinner(cubes) {
+  const counts = COLORS.map((c) => cubes[c] || 0);
+  const top = Math.max(...counts);
+  const tops = COLORS.filter((c, i) => counts[i] === top);
+  if (tops.length === 1) return tops[0];
+  const ones = COLORS.filter((c, i) => counts[i] === 1);
+  return ones.length === 1 ? ones[0] : null;
+}
+
+const cubeList = (cubes) => cubes.map(color).join(", ");
+
+/**
+ * What a move does, before it is chosen (the book's Loans, 2) Auction and entering cubes, Acquiring
+ * Lots): the money a loan brings and the debit it costs, what a bid or a pass commits to, what paying
+ * leaves, and how a lot then stands (the seventh cube closes it).
+ */
+export function preview(move, ctx) {
+  const v = ctx.view;
+  const mine = v.accounts.filter((a) => a.seat === ctx.seat);
+  const account = (c) => v.accounts.find((a) => a.color === c);
+  const cash = mine.reduce((sum, a) => sum + (a.cash ?? 0), 0);
+  if (move.type === "loan") {
+    const a = account(move.color);
+    const received = Math.max(0, DEBIT - (mine.reduce((sum, x) => sum + x.debits, 0) + 1));
+    return t("bs.pv.loan", { color: color(move.color), received, cash: a.cash, after: a.cash + received,
+      n: a.debits + 1, change: received - DEBIT });
+  }
+  if (move.type === "decline") return t("bs.pv.decline");
+  if (move.type === "bid") {
+    const cubes = cubeList(v.auction?.cubes || []);
+    return t("bs.pv.bid", { amount: move.amount, cubes, cash }) + (move.amount > cash ? ` ${t("bs.pv.bidAbove", { cash })}` : "");
+  }
+  if (move.type === "pass") return t("bs.pv.pass", { cubes: cubeList(v.auction?.cubes || []) });
+  if (move.type === "pay") {
+    const a = account(move.color);
+    return t("bs.pv.pay", { price: v.price, color: color(move.color), cash: a.cash, after: a.cash - v.price });
+  }
+  if (move.type === "place") {
+    const lot = v.lots.find((l) => l.lot === move.lot);
+    const cubes = { ...lot.cubes, [move.color]: (lot.cubes[move.color] || 0) + 1 };
+    const total = Object.values(cubes).reduce((a, b) => a + b, 0);
+    const now = COLORS.filter((c) => cubes[c]).map((c) => t("bs.cubes", { n: cubes[c], color: color(c) })).join(", ");
+    const worth = lot.value ? t("bs.value", { value: lot.value }) : t("bs.park");
+    const head = t("bs.pv.place", { color: color(move.color), lot: lot.lot, worth, cubes: now, n: total });
+    if (total >= MAX_ON_LOT) {
+      const winner = lotWinner(cubes);
+      return `${head} ${winner ? t("bs.pv.closes", { color: color(winner) }) : t("bs.pv.closesVoid")}`;
+    }
+    const leader = lotWinner(cubes);
+    return `${head} ${leader ? t("bs.pv.leads", { color: color(leader), left: MAX_ON_LOT - total }) : t("bs.pv.tied", { left: MAX_ON_LOT - total })}`;
+  }
+  return null;
 }

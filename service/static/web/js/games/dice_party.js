@@ -103,3 +103,43 @@ export function breakdown(b) {
     t("dp.bd.wallets", { n: b.wallets }),
     t("dp.bd.party", { p: b.party.party_people, v: b.party.vips, m: b.party.mobs })].filter(Boolean).join(" · ");
 }
+
+const WALLETS_TO_WIN = 6;
+
+/**
+ * What a move does, before it is chosen (Brieftaschen klauen, Gäste provozieren, Die Party wächst):
+ * what robbing and provoking cost your party and bring, what growing brings (and the Mobs that come
+ * along), and how many Mobs a rival's party gets.
+ */
+export function preview(move, ctx) {
+  const v = ctx.view;
+  const me = ctx.seat;
+  if (move.type === "steal") {
+    if (!move.count) return t("dp.pv.stealSkip", { n: v.parties[me].party_people });
+    const wallets = v.wallets[me] + move.count;
+    return [t("dp.pv.steal", { n: move.count, wallets }),
+      v.wallets[me] === 0 ? t("dp.pv.counter") : null,
+      wallets >= WALLETS_TO_WIN ? t("dp.pv.stealWins") : t("dp.pv.stealLeft", { n: WALLETS_TO_WIN - wallets })]
+      .filter(Boolean).join(" ");
+  }
+  if (move.type === "provoke") {
+    if (!move.count) return t("dp.pv.provokeSkip");
+    const rivals = v.parties.map((p, s) => s).filter((s) => s !== me && v.in_round[s] && !v.out[s]);
+    const waves = rivals.map((s, i) => move.count - i).filter((n) => n > 0);
+    return t("dp.pv.provoke", { n: move.count, left: v.parties[me].vips - move.count,
+      waves: waves.join(", ") || "0" });
+  }
+  if (move.type === "send_mobs") {
+    const party = v.parties[move.opponent];
+    return t("dp.pv.send", { n: v.mobs_to_send, name: ctx.name(move.opponent), mobs: party.mobs + v.mobs_to_send,
+      guests: party.party_people + party.vips }) + (v.mobs_to_send > 1 ? ` ${t("dp.pv.sendNext", { n: v.mobs_to_send - 1 })}` : "");
+  }
+  if (move.type === "grow") {
+    const g = v.growth?.[move.option];
+    if (!g) return null;
+    const pips = v.roll[move.option === "a" ? "party_people" : "vips"].reduce((a, b) => a + b, 0);
+    return [t(`dp.pv.grow.${move.option}`, { pips }), t("dp.pv.joined", { n: g.joined, kind: kind(g.kind) }),
+      g.mobs ? t("dp.pv.growMobs", { n: g.mobs }) : null].filter(Boolean).join(" ");
+  }
+  return null;
+}

@@ -73,7 +73,7 @@ function hand(ctx, v, celebs) {
     }
     if (!show.length) return photo(c, celebs);
     const button = h("button", { type: "button", class: "card", "aria-pressed": String(chosen.has(c.id)),
-      title: t("pz.chooseToShow"), "data-card": c.id },
+      title: t("pz.chooseToShow"), "data-card": c.id, "data-preview": t("pz.pv.choose", { c: c.celebrity, need }) },
     h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, celebName(c.celebrity, celebs)));
     button.addEventListener("click", () => {
       chosen.has(c.id) ? chosen.delete(c.id) : chosen.add(c.id);
@@ -151,4 +151,51 @@ export function breakdown(b) {
     list: Object.entries(r.photos).map(([c, n]) => `${c}×${n}`).join(" ") || t("pz.bd.none"),
     bonus: num(r.bonus), penalties: num(r.penalties), worth: num(r.worth) }));
   return hands.length > 1 ? `${hands.join("; ")}; ${t("pz.bd.total", { total: num(b.total) })}` : hands.join("");
+}
+
+const VALUES = [0, 1000, 3000, 6000, 10000, 15000, 21000, 28000, 36000]; // the Skandalchronik's steps
+const PENALTY = 5000;
+
+/**
+ * What a move does, before it is chosen (Phases 1 to 4, Sell a Photo to Stink Magazine): the photo
+ * offered and its minimum, what an offer commits you to, what buying costs and whom it pays, and how
+ * a new photo moves its celebrity on the Skandalchronik.
+ */
+export function preview(move, ctx) {
+  const v = ctx.view;
+  const celeb = (letter) => v.celebrities.find((c) => c.celebrity === letter);
+  const l = v.lot;
+  if (move.type === "select") {
+    const card = v.market[move.slot];
+    const c = celeb(card.celebrity);
+    return t("pz.pv.select", { c: card.celebrity, n: move.slot + 1, min: num(c.photos * 1000), value: num(c.value) });
+  }
+  if (move.type === "sell_to_stunk") return t("pz.pv.sell", { c: move.celebrity, value: num(celeb(move.celebrity).value) });
+  if (move.type === "offer") {
+    return t("pz.pv.offer", { amount: num(move.amount), c: l.card.celebrity, name: ctx.name(v.mediator),
+      penalty: num(PENALTY), cash: num(v.cash[ctx.seat]) });
+  }
+  if (move.type === "pass") return t("pz.pv.pass", { high: l.high === null ? t("pz.pv.noHigh") : num(l.high) });
+  if (move.type === "buy") {
+    const price = l.high ?? l.minimum;
+    return t("pz.pv.buy", { c: l.card.celebrity, price: num(price), cash: num(v.cash[ctx.seat] - price) }) + " "
+      + (ctx.seat === v.mediator ? t("pz.pv.buyMediator") : t("pz.pv.commission", { name: ctx.name(v.mediator), half: num(Math.floor(price / 2)) }));
+  }
+  if (move.type === "decline") {
+    const lastToDecide = (l.turn + 1) % v.owned.length === v.mediator;
+    const who = l.high_seat === ctx.seat ? t("pz.pv.you") : ctx.name(l.high_seat);
+    return lastToDecide ? t("pz.pv.declineLast", { name: who, high: num(l.high), penalty: num(PENALTY) })
+      : t("pz.pv.decline", { name: who, high: num(l.high) });
+  }
+  if (move.type === "place") {
+    const card = (v.hand || []).find((c) => c.id === move.card);
+    const c = celeb(card.celebrity);
+    const owned = v.owned[ctx.seat].filter((x) => x.celebrity === card.celebrity).length;
+    return t("pz.pv.place", { c: card.celebrity, n: l.slot + 1, from: c.photos, to: c.photos + 1,
+      value: num(VALUES[c.photos] ?? 0), next: num(VALUES[c.photos + 1] ?? VALUES.at(-1)), owned });
+  }
+  if (move.type === "show") {
+    return t("pz.pv.show", { list: move.cards.map((id) => (v.hand || []).find((c) => c.id === id)?.celebrity).join(", ") });
+  }
+  return null;
 }

@@ -3,7 +3,7 @@
 // referee's SVG), which opens large.
 
 import { h, num } from "../dom.js";
-import { has, t } from "../i18n.js";
+import { has, lang, t } from "../i18n.js";
 
 let picking = null; // the guest chosen for the next placement, kept across redraws
 let guests = {}; // id -> the view's guest record (name, height, gender, face), for names in sentences
@@ -98,7 +98,8 @@ function mat(ctx, v) {
     }
   }
   const pickers = toPlace.map((g) => {
-    const button = h("button", { type: "button", class: "card", "aria-pressed": String(g === picking), "data-pick": g },
+    const button = h("button", { type: "button", class: "card", "aria-pressed": String(g === picking), "data-pick": g,
+      "data-preview": t("pp.pv.pick", { guest: guestName(g) }) },
       h("strong", {}, guestName(g)), h("span", { class: "small" }, traits(guests[g])));
     button.addEventListener("click", () => {
       picking = g === picking ? null : g;
@@ -135,23 +136,85 @@ export function confirm(move, ctx) {
   return left.length ? t("pp.confirmLeft", { n: left.length, names: left.map(guestName).join(", ") }) : null;
 }
 
+// the photos in the page's language: the server draws the legend in English; its lines are read and
+// written again from the catalogue (a line not understood stays as drawn)
+const photos = new Map(); // url -> Promise<{img, link}> in the page's language
+
+function translatePhoto(svgText, name) {
+  const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
+  const say = (el, text) => { el.textContent = text; };
+  const title = doc.querySelector("title");
+  if (title) say(title, t("pp.svg.title", { name }));
+  const extra = (part) => {
+    let m = part.match(/^decorations on table column\(s\) (.+)$/);
+    if (m) return t("pp.svg.decor", { list: m[1] });
+    m = part.match(/^(\d+) decorations: ([+-]?\d+)$/);
+    if (m) return t("pp.svg.decorPoints", { n: Number(m[1]), points: m[2] });
+    m = part.match(/^(\d+) guests placed, (\d+) envelopes held$/);
+    if (m) return t("pp.svg.placed", { placed: m[1], envelopes: m[2] });
+    return part;
+  };
+  for (const el of doc.querySelectorAll("text")) {
+    const text = el.textContent;
+    let m;
+    if (text.startsWith("camera side")) say(el, t("pp.svg.camera"));
+    else if ((m = text.match(/^Seat \d+: (-?\d+) points$/))) say(el, t("pp.svg.total", { name, total: m[1] }));
+    else if (/^No guests placed\.$/.test(text)) say(el, t("pp.svg.nobody"));
+    else if ((m = text.match(/^(\d+)\. .+ - row (\d+), column (\d+), (\w+), face (\w+) - cards ([✓✗ ]*)(?:, (\d+) VIP)?: ([+-]\d+)$/))) {
+      say(el, t("pp.svg.guest", { no: m[1], guest: guestName(el.getAttribute("data-guest")), r: m[2], c: m[3],
+        height: has(`pp.svg.height.${m[4]}`) ? t(`pp.svg.height.${m[4]}`) : m[4],
+        face: has(`pp.svg.face.${m[5]}`) ? t(`pp.svg.face.${m[5]}`) : m[5], marks: m[6],
+        vip: m[7] ? t("pp.svg.vip", { n: m[7] }) : "", points: m[8] }));
+    } else if (/[a-z]{3}/.test(text) && text.includes("; ") || /guests placed|decorations/.test(text)) {
+      say(el, text.split("; ").map(extra).join("; "));
+    }
+  }
+  return new XMLSerializer().serializeToString(doc);
+}
+
+/** The photo's picture and full-size link: the server's drawing in English, translated in any other language. */
+function photoIn(url, name) {
+  if (lang === "en") return Promise.resolve({ img: url, link: url });
+  if (!photos.has(url)) {
+    photos.set(url, fetch(url).then((r) => {
+      if (!r.ok) throw new Error(`photo ${r.status}`);
+      return r.text();
+    }).then((svg) => {
+      const local = translatePhoto(svg, name);
+      return { img: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(local)}`,
+        link: URL.createObjectURL(new Blob([local], { type: "image/svg+xml" })) };
+    }).catch((error) => { // drawn as the server has it for now; the next redraw tries again
+      console.warn(error);
+      photos.delete(url);
+      return { img: url, link: url };
+    }));
+  }
+  return photos.get(url);
+}
+
 export function finale({ snap, matchId, name }) {
   const dialog = h("dialog", { class: "photo-large", "aria-label": t("pp.photoLarge") });
   const open = (seat) => {
     const close = h("button", { type: "button", class: "close" }, t("pp.close"));
     close.addEventListener("click", () => dialog.close());
-    dialog.replaceChildren(h("figure", {}, h("img", { src: `/matches/${matchId}/photos/${seat}`,
-      alt: t("pp.photoOf", { name: name(seat) }) }), h("figcaption", {}, name(seat))), close);
+    const img = h("img", { alt: t("pp.photoOf", { name: name(seat) }) });
+    photoIn(`/matches/${matchId}/photos/${seat}`, name(seat)).then((p) => { img.src = p.img; });
+    dialog.replaceChildren(h("figure", {}, img, h("figcaption", {}, name(seat))), close);
     dialog.showModal();
     close.focus();
   };
   return [h("h2", {}, t("pp.photos")), h("div", { class: "photos" }, snap.seats.map((s) => {
+    const url = `/matches/${matchId}/photos/${s.seat}`;
+    const img = h("img", { alt: t("pp.photoOf", { name: name(s.seat) }) });
+    const link = h("a", { href: url, target: "_blank" }, t("pp.openFull"));
+    photoIn(url, name(s.seat)).then((p) => {
+      img.src = p.img;
+      link.href = p.link;
+    });
     const enlarge = h("button", { type: "button", class: "enlarge", "data-enlarge": s.seat,
-      "aria-label": t("pp.enlarge", { name: name(s.seat) }) },
-    h("img", { src: `/matches/${matchId}/photos/${s.seat}`, alt: t("pp.photoOf", { name: name(s.seat) }) }));
+      "aria-label": t("pp.enlarge", { name: name(s.seat) }) }, img);
     enlarge.addEventListener("click", () => open(s.seat));
-    return h("figure", {}, enlarge, h("figcaption", {}, name(s.seat), " · ",
-      h("a", { href: `/matches/${matchId}/photos/${s.seat}`, target: "_blank" }, t("pp.openFull"))));
+    return h("figure", {}, enlarge, h("figcaption", {}, name(s.seat), " · ", link));
   })), dialog];
 }
 
@@ -215,3 +278,48 @@ export const SENTENCES = {
   photos: () => t("pp.log.photos"),
   game_over: (d, x) => t("log.game_over", { scores: d.scores.map((s, seat) => `${x.name(seat)} ${num(s)}`).join(", ") }),
 };
+
+/**
+ * What a move does, before it is chosen (the Photography Guide's Exchanges, Auctions, VIP Cards, Final
+ * Guest Placement and Scoring): where an envelope goes and who learns what, what a bid or payment costs
+ * in decorations, and for a placement the guest's wishes that the square may fulfil.
+ */
+export function preview(move, ctx) {
+  const v = ctx.view;
+  const guest = move.guest ? guestName(move.guest) : "";
+  const holder = (g) => v.held.findIndex((held) => held.includes(g));
+  const p = v.pending || {};
+  switch (move.type) {
+    case "ready": return t("pp.pv.ready");
+    case "vip": return t("pp.pv.vip", { guest });
+    case "keep": return t("pp.pv.keep", { guest, n: (v.held[ctx.seat] || []).length - 1 });
+    case "gift": return t("pp.pv.gift", { guest, name: ctx.name(move.to) });
+    case "peek": {
+      const from = holder(move.guest);
+      return t("pp.pv.peek", { guest, where: from >= 0 ? ctx.name(from) : t("pp.middle") });
+    }
+    case "take": return t("pp.pv.take", { guest });
+    case "return": return t("pp.pv.return", { guest });
+    case "steal": return t("pp.pv.steal", { guest, name: ctx.name(holder(move.guest)) });
+    case "deposit": return t("pp.pv.deposit", { guest });
+    case "offer": return move.price !== undefined ? t("pp.pv.offerAt", { guest, price: move.price }) : t("pp.pv.offer", { guest });
+    case "pay": return t("pp.pv.pay", { price: p.price ?? "?", guest: guestName(p.guest), n: v.decorations[ctx.seat] });
+    case "sell": return t("pp.pv.sell", { guest: guestName(p.guest), high: p.high ?? 0, name: p.high_bidder !== null && p.high_bidder !== undefined ? ctx.name(p.high_bidder) : t("pp.nobody") });
+    case "buy": return t("pp.pv.buy", { guest: guestName(p.guest), high: p.high ?? 0 });
+    case "bid": return t(v.exchange === "secret" || v.exchange === "unfair_secret" ? "pp.pv.bidSecret" : "pp.pv.bid",
+      { amount: move.amount, guest: guestName(p.guest), n: v.decorations[ctx.seat] });
+    case "pass": return t(p.kind === "auction" ? "pp.pv.passAuction" : v.exchange === "rumors" ? "pp.pv.passRumors" : "pp.pv.pass");
+    case "place": {
+      const wishes = (v.known?.[move.guest] || v.revealed?.[move.guest])?.cards || [];
+      return t("pp.pv.place", { guest, r: move.row, c: move.col })
+        + (wishes.length ? ` ${t("pp.pv.wishes", { list: wishes.map(wish).join(" · ") })}` : "");
+    }
+    case "decorate": return t("pp.pv.decorate", { col: move.column, n: v.decorations[ctx.seat] });
+    case "done": {
+      const placed = Object.keys(v.placement?.guests || {});
+      const left = (v.held[ctx.seat] || []).filter((g) => !placed.includes(g));
+      return t("pp.pv.done", { n: placed.length, left: left.length });
+    }
+    default: return null;
+  }
+}

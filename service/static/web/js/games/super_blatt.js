@@ -88,3 +88,46 @@ export function breakdown(b) {
   return t("sb.breakdown", { rounds: b.rounds.map((r) => Object.values(r).reduce((a, x) => a + x, 0)).join(" + "),
     cards: CATEGORIES.map((c) => `${cat(c)} ${b.cards[c]}`).join(", ") });
 }
+
+/**
+ * What a move does, before it is chosen (the book's Gameplay, Special Scoop Cards and Scoring): the card
+ * taken and what it brings, what the arrows steal, and how the category then stands.
+ */
+export function preview(move, ctx) {
+  const v = ctx.view;
+  const mine = v.holdings[ctx.seat];
+  const others = v.holdings.map((held, seat) => ({ seat, held })).filter((o) => o.seat !== ctx.seat);
+  const standing = (c, n) => {
+    const most = Math.max(0, ...others.map((o) => o.held[c]));
+    const [first, second] = v.trend.points[c];
+    return t("sb.pv.standing", { n, cat: cat(c), most, first, second,
+      names: most ? ctx.names(others.filter((o) => o.held[c] === most).map((o) => o.seat)) : t("sb.pv.nobody") });
+  };
+  if (move.type === "take") {
+    const column = v.columns[move.column];
+    const card = column[column.length - 1];
+    const c = card.category;
+    const parts = [t("sb.pv.take", { col: move.column + 1, card: cardWords(card) })];
+    const after = v.columns.map((col, i) => (i === move.column ? col.slice(0, -1) : col));
+    const last = after.every((col) => !col.length);
+    if (v.pending?.kind === "extra") parts.push(t("sb.pv.asExtra"));
+    else if (card.special === "extra") {
+      parts.push(last ? t("sb.pv.extraLast") : after.some((col) => col.length && col.at(-1).category === c)
+        ? t("sb.pv.extra", { cat: cat(c) }) : t("sb.pv.extraNone", { cat: cat(c) }));
+    } else if (card.special === "arrow") {
+      const victims = others.filter((o) => o.held[c] > 0);
+      parts.push(victims.length ? t("sb.pv.arrows", { n: card.arrows, cat: cat(c), names: ctx.names(victims.map((o) => o.seat)) })
+        : t("sb.pv.arrowsNone", { cat: cat(c) }));
+    }
+    parts.push(standing(c, mine[c] + 1));
+    if (last) parts.push(t("sb.pv.last"));
+    return parts.join(" ");
+  }
+  if (move.type === "pass") return t("sb.pv.pass");
+  if (move.type === "steal") {
+    const c = v.pending.category;
+    const n = Math.min(v.pending.arrows ?? 1, v.holdings[move.victim][c]);
+    return `${t("sb.pv.steal", { n, cat: cat(c), name: ctx.name(move.victim), left: v.holdings[move.victim][c] - n })} ${standing(c, mine[c] + n)}`;
+  }
+  return null;
+}
