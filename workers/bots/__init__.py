@@ -5,7 +5,9 @@ view and the legal-move list, ranges included) and returns one concrete move.  B
 search must build a full state with the game's ``sample_state`` rather than peek.  ``search``
 (``search.py``) is the same information-set MCTS for every game, with a budget per decision;
 each game's module names what the search should use for it (``SEARCH``, a ``search.Hooks``: its
-playout policy, its evaluation of an unfinished deal and the horizon of a playout).
+playout policy, its evaluation of an unfinished deal and the horizon of a playout).  A game's bot module
+is the one its Plugin names (``bots``); a game without one gets a greedy bot that plays its first legal
+move and the search's default hooks.
 """
 
 from __future__ import annotations
@@ -13,10 +15,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from service.games import GAMES
-from service.games.base import concretize
+from service.games import GAMES, PLUGINS
+from service.games.base import concretize, is_span
 
-from . import big_shot, dice_party, paparazzo, picture_perfect, super_blatt
 from .search import DEFAULT_BUDGET, Budget, Hooks
 from .search import bot as search_bot
 
@@ -28,11 +29,15 @@ def random_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> 
     return concretize(rng.choice(moves), rng)
 
 
-MODULES = {"super_blatt": super_blatt, "big_shot": big_shot, "paparazzo": paparazzo, "dice_party": dice_party,
-           "picture_perfect": picture_perfect}
-GREEDY: dict[str, Bot] = {game: module.greedy for game, module in MODULES.items()}
+def first_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    """The greedy bot of a game that has none: its first legal move (a range at its lowest)."""
+    return {k: v["min"] if is_span(v) else v for k, v in moves[0].items()}
+
+
+MODULES = {name: plugin.bot_module() for name, plugin in PLUGINS.items()}
+GREEDY: dict[str, Bot] = {game: getattr(module, "greedy", first_bot) for game, module in MODULES.items()}
 #: what the search uses for each game: playout policy, evaluation, horizon
-SEARCH: dict[str, Hooks] = {game: module.SEARCH for game, module in MODULES.items()}
+SEARCH: dict[str, Hooks] = {game: getattr(module, "SEARCH", Hooks()) for game, module in MODULES.items()}
 BOTS: dict[str, dict[str, Bot]] = {
     game: {"random": random_bot, "greedy": greedy,
            "search": search_bot(GAMES[game], greedy, DEFAULT_BUDGET, SEARCH[game])}

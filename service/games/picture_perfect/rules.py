@@ -737,3 +737,10 @@ def default_move(state: State, seat: int) -> dict:
     a decision that cannot be refused (keep, steal, gift, take, return, deposit, offer) takes the
     first legal one at its lowest price."""
     return safe_default(GAME.legal_moves(state, seat), ("ready", "pass", "done", "sell"))
+
+
+from ..plugin import Plugin  # noqa: E402
+from ..wire import picture_perfect as _wire  # noqa: E402  (the wire types import nothing of the rules)
+
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.picture_perfect", conformance="tests.games.test_picture_perfect",
+                seeds=1, every=9, table="../../static/web/js/games/picture_perfect.js", docs="../../../docs/games/picture_perfect.md")

@@ -336,7 +336,6 @@ class PicturePerfectGameOverData(Schema):
 
 
 WIRE = Wire(
-    view=PicturePerfectView,
     events={
         "round_started": PicturePerfectRoundData,
         "looked": PicturePerfectLookedData,
