@@ -47,7 +47,7 @@ Decisions where the book is silent (chosen here; each is a ruling in docs/games/
 from __future__ import annotations
 
 import random
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from marshmallow import Schema, fields, validate
 
@@ -92,7 +92,7 @@ class Cubes(TypedDict, total=False):
     black: int
 
 
-class SeatColors(TypedDict):
+class Seat(TypedDict):
     seat: int
     colors: list[Color]
 
@@ -360,7 +360,8 @@ class BigShot(Game):
              "pay": PayMove, "place": PlaceMove}
     variants = ({}, {"hidden_money": True})
     shape = SHAPE
-    presents = {"rounds": int, "seats": list[SeatColors], "ghost": Annotated[Color | None, "2 players: the colour nobody owns."],
+    presents = {"rounds": int, "seats": list[Seat],
+                "ghost": Annotated[Color | None, "2 players: the colour nobody owns."],
                 "auction.space": int, "auction.cubes": list[Color], "balances": list[int | None]}
     #: book: 2) Auction, Loans, Acquiring Lots; the loan step and the paying colour: docs/games/big_shot.md,
     #: "Loans" and "Paying"
@@ -725,5 +726,6 @@ def default_move(state: BigShotState, seat: int) -> dict:
 from .plugin import Plugin  # noqa: E402
 from .wire import big_shot as _wire  # noqa: E402  (the wire types import nothing of the rules)
 
-PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.big_shot", conformance="tests.games.test_big_shot",
-                seeds=2, every=9, table="../static/web/js/games/big_shot.js", docs="../../docs/games/big_shot.md")
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.big_shot",
+                conformance="tests.games.test_big_shot", seeds=2, every=9,
+                table="../static/web/js/games/big_shot.js", docs="../../docs/games/big_shot.md")

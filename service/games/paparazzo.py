@@ -239,7 +239,7 @@ class Offer(TypedDict):
     amount: Annotated[int | None, "null: passed."]
 
 
-class Lot(TypedDict):
+class LotState(TypedDict):
     """The photo up for sale, from its selection (Phase 1) to the new photo in its slot (Phase 4)."""
 
     slot: int
@@ -254,7 +254,7 @@ class Lot(TypedDict):
     buyer: int | None  # Phase 4: the seat that places a new photo
 
 
-class Reckoning(TypedDict):
+class HandResult(TypedDict):
     """One seat's scoring of one hand (book: The Reckoning)."""
 
     cash: int
@@ -266,7 +266,7 @@ class Reckoning(TypedDict):
     worth: int
 
 
-class ShownLot(TypedDict):
+class Lot(TypedDict):
     """The lot as a view shows it: its card, and the lowest offer now allowed (``present``)."""
 
     slot: int
@@ -307,13 +307,13 @@ class PaparazzoState(TypedDict):
     mediator: int
     phase: Literal["rumors", "selection", "offers", "sale", "new_photo", "over"]
     retry: bool  # the mediator selects again after a penalty
-    lot: Lot | None
-    hand_results: list[list[Reckoning]]  # per hand played, per seat
+    lot: LotState | None
+    hand_results: list[list[HandResult]]  # per hand played, per seat
     totals: list[int]
     over: bool
 
 
-def _show_lot(lot: Lot | None) -> dict | None:
+def _show_lot(lot: LotState | None) -> dict | None:
     return None if lot is None else {**lot, "card": card_info(lot["card"])}
 
 
@@ -391,7 +391,7 @@ SHAPE = Shape(
     mediator=Public(),
     phase=Public(),
     retry=Public(),
-    lot=Public(show=_show_lot, read=_read_lot, shown=ShownLot | None),
+    lot=Public(show=_show_lot, read=_read_lot, shown=Lot | None),
     hand_results=Public(),
     totals=Public(show=list, read=list),
     over=Public(),
@@ -907,5 +907,6 @@ def default_move(state: PaparazzoState, seat: int) -> dict:
 from .plugin import Plugin  # noqa: E402
 from .wire import paparazzo as _wire  # noqa: E402  (the wire types import nothing of the rules)
 
-PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.paparazzo", conformance="tests.games.test_paparazzo",
-                seeds=1, every=29, table="../static/web/js/games/paparazzo.js", docs="../../docs/games/paparazzo.md")
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.paparazzo",
+                conformance="tests.games.test_paparazzo", seeds=1, every=29,
+                table="../static/web/js/games/paparazzo.js", docs="../../docs/games/paparazzo.md")

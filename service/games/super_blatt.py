@@ -409,5 +409,6 @@ def default_move(state: SuperBlattState, seat: int) -> dict:
 from .plugin import Plugin  # noqa: E402
 from .wire import super_blatt as _wire  # noqa: E402  (the wire types import nothing of the rules)
 
-PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.super_blatt", conformance="tests.games.test_super_blatt",
-                seeds=3, every=2, table="../static/web/js/games/super_blatt.js", docs="../../docs/games/super_blatt.md")
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.super_blatt",
+                conformance="tests.games.test_super_blatt", seeds=3, every=2,
+                table="../static/web/js/games/super_blatt.js", docs="../../docs/games/super_blatt.md")

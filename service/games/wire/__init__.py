@@ -98,6 +98,8 @@ class _Deriver:
             made = self.field(inner, required, description, hint)
             made.allow_none = True
             return made
+        if isinstance(tp, type) and issubclass(tp, Schema):  # a record no TypedDict of the state describes
+            return fields.Nested(tp, **kw)
         if tp in _SCALARS:
             return _SCALARS[tp](**kw)
         if origin is Literal:
@@ -140,6 +142,11 @@ def _element(tp: Any) -> Any:
     if origin is list:
         return args[0]
     raise TypeError(f"{tp} is not a list type: declare what the view shows with shown=")
+
+
+def _singular(name: str) -> str:
+    """A table's record is named after one of its rows: ``Celebrities`` -> ``Celebrity``."""
+    return name[:-3] + "y" if name.endswith("ies") else name.removesuffix("s")
 
 
 def _label_type(values: list[Any]) -> Any:
@@ -214,12 +221,12 @@ def view_schema(game: Game) -> type[Schema]:
     shows(getattr(game, "presents", None) or {})
     for rows, columns in tables.values():
         columns.update(row_fields.get(rows.at, {}))
-        record = type(d.name(camel(rows.at.split(".")[-1]).removesuffix("s")), (Schema,), columns)
+        record = type(d.name(_singular(camel(rows.at.split(".")[-1]))), (Schema,), columns)
         put(rows.at, fields.List(fields.Nested(record), required=True))
     put("you", fields.Integer(required=True, allow_none=True))
 
     def build(name: str, node: dict[str, Any]) -> type[Schema]:
-        attrs = {k: fields.Nested(build(f"{name}{camel(k)}", v), required=True) if isinstance(v, dict) else v
+        attrs = {k: fields.Nested(build(camel(k), v), required=True) if isinstance(v, dict) else v
                  for k, v in node.items()}
         return type(d.name(name), (Schema,), attrs)
 

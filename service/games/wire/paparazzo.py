@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, fields, validate
 
-from ..paparazzo import Card, Reckoning
+from ..paparazzo import Card, HandResult
 from . import Wire, schema_of
 
 CELEBRITY = validate.OneOf(list("ABCDEFGH"))
@@ -10,7 +10,7 @@ LATER = {"description": "Only once the match is over."}
 
 
 PaparazzoCard = schema_of(Card, "paparazzo")
-PaparazzoHandResult = schema_of(Reckoning, "paparazzo")
+PaparazzoHandResult = schema_of(HandResult, "paparazzo")
 
 
 class PaparazzoSeatData(Schema):
