@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -80,8 +81,21 @@ class Plugin:
         return None if self.bots is None else importlib.import_module(self.bots)
 
     def hooks(self) -> Any:
-        """The conformance hooks' module, or None (the kit then uses its generic checks only)."""
-        return None if self.conformance is None else importlib.import_module(self.conformance)
+        """The conformance hooks' module, or None (the kit then uses its generic checks only).
+
+        A module beside the game's top-level package (a source checkout's ``tests``) is found there too, so
+        that ``referee conformance`` runs from anywhere."""
+        if self.conformance is None:
+            return None
+        try:
+            return importlib.import_module(self.conformance)
+        except ModuleNotFoundError as error:
+            top = importlib.import_module(type(self.game).__module__.split(".")[0])
+            beside = Path(top.__file__).resolve().parent.parent
+            if error.name != self.conformance.split(".")[0] or not (beside / error.name).is_dir():
+                raise
+            sys.path.append(str(beside))
+            return importlib.import_module(self.conformance)
 
 
 def discover(only: str | None = None) -> dict[str, Plugin]:
