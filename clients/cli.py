@@ -459,6 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--metrics-host", default="127.0.0.1", help="address of --metrics-port (0.0.0.0: every interface)")
     o = sub.add_parser("openapi", help="print the OpenAPI document generated from the code")
     o.add_argument("--output", default="-")
+    o.add_argument("--games", help="the games to document, comma-separated, or `own`: the referee's own (as "
+                                   "openapi.yaml); default every installed game")
     c = sub.add_parser("conformance", help="run the conformance suite on installed games; exit 1 if one fails")
     c.add_argument("games", nargs="+", metavar="GAME_OR_PACKAGE",
                    help="a game's name, or the package that installs it (all its games)")
@@ -537,6 +539,12 @@ SERVING = ("serve", "api", "worker")
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["openapi"]:  # the games to document: the registry reads them once, when first used
+        pre = argparse.ArgumentParser(add_help=False)
+        pre.add_argument("--games")
+        wanted = pre.parse_known_args(argv[1:])[0].games
+        if wanted:
+            os.environ["REFEREE_GAMES"] = wanted
     if argv[:1] and argv[0] in SERVING and "-h" not in argv and "--help" not in argv:
         return serving(argv)
     return run(argv)

@@ -10,13 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Game, GameError, IllegalMove, InvalidMove, InvalidOptions, Move, Outcome, State
-from .plugin import Plugin, discover
+from .plugin import Plugin, discover, own
 
 #: the bot kinds a seat can be given; workers.bots implements each of them for every game
 BOT_KINDS: tuple[str, ...] = ("random", "greedy", "search")
 
 PLUGINS: dict[str, Plugin]
 GAMES: dict[str, Game]
+#: the referee's own games, served or not (openapi.yaml documents these)
+OWN: list[str]
 
 
 def __getattr__(name: str) -> Any:
@@ -24,8 +26,11 @@ def __getattr__(name: str) -> Any:
         plugins = discover()
         globals().update(PLUGINS=plugins, GAMES={n: p.game for n, p in plugins.items()})
         return globals()[name]
+    if name == "OWN":
+        globals()["OWN"] = own()
+        return globals()["OWN"]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["BOT_KINDS", "GAMES", "PLUGINS", "Game", "GameError", "IllegalMove", "InvalidMove", "InvalidOptions",
+__all__ = ["BOT_KINDS", "GAMES", "OWN", "PLUGINS", "Game", "GameError", "IllegalMove", "InvalidMove", "InvalidOptions",
            "Move", "Outcome", "Plugin", "State"]

@@ -98,10 +98,16 @@ class Plugin:
             return importlib.import_module(self.conformance)
 
 
+def own() -> list[str]:
+    """The referee's own games (the entry points of its own distribution): the ones openapi.yaml documents."""
+    return sorted(ep.name for ep in entry_points(group=GROUP) if ep.dist is not None and ep.dist.name == "referee")
+
+
 def discover(only: str | None = None) -> dict[str, Plugin]:
     """Every installed game, in order of name (as the installed metadata lists them, whoever installed them).
 
-    ``only`` (default the ``REFEREE_GAMES`` variable) names the games to serve, comma-separated."""
+    ``only`` (default the ``REFEREE_GAMES`` variable) names the games to serve, comma-separated; ``own``: the
+    referee's own."""
     plugins: dict[str, Plugin] = {}
     for ep in sorted(entry_points(group=GROUP), key=lambda ep: ep.name):
         plugin = ep.load()
@@ -114,7 +120,7 @@ def discover(only: str | None = None) -> dict[str, Plugin]:
         plugins[plugin.name] = plugin
     wanted = only if only is not None else os.environ.get(ONLY, "")
     if wanted.strip():
-        names = [n.strip() for n in wanted.split(",") if n.strip()]
+        names = own() if wanted.strip() == "own" else [n.strip() for n in wanted.split(",") if n.strip()]
         unknown = set(names) - plugins.keys()
         if unknown:
             raise LookupError(f"{ONLY} names games not installed: {sorted(unknown)}")
@@ -122,4 +128,4 @@ def discover(only: str | None = None) -> dict[str, Plugin]:
     return plugins
 
 
-__all__ = ["GROUP", "ONLY", "Plugin", "discover"]
+__all__ = ["GROUP", "ONLY", "Plugin", "discover", "own"]
