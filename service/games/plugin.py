@@ -51,8 +51,10 @@ class Plugin:
     table: str | None = None
     #: the game's docs page (Markdown, relative to ``root``)
     docs: str | None = None
-    #: rules help for the table: per phase (``None`` key: the whole game), a sentence or two
-    help: Mapping[str | None, str] = field(default_factory=dict)
+    #: a sentence on the game for the lobby and the table's help (the built-in games' are in the table's catalogues)
+    summary: str = ""
+    #: rules help for the table: per phase, a sentence or two
+    help: Mapping[str, str] = field(default_factory=dict)
     #: the folder ``table`` and ``docs`` are relative to (default: the game's module's folder)
     root: Path | None = None
 

@@ -11,8 +11,9 @@ from .rules import GAME, WIRE, default_move
 
 PLUGIN = Plugin(GAME, WIRE, default_move, bots="liars_dice.bots", conformance="liars_dice.conformance",
                 seeds=3, every=2, docs="rules.md",
+                summary="Bid on the dice under everyone's cups, or call the last bid a lie. Ones are wild; the "
+                        "last player with dice wins.",
                 help={"bidding": "Raise the bid (more dice, or as many of a higher face) or challenge the last "
-                                 "one: then every cup is lifted, and whoever was wrong loses a die.",
-                      None: "Ones are wild unless a bid names ones. The last player with dice wins."})
+                                 "one: then every cup is lifted, and whoever was wrong loses a die."})
 
 __all__ = ["GAME", "PLUGIN"]

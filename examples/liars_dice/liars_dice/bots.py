@@ -42,7 +42,7 @@ def choose(cup: list[int], unseen: int, bid: dict | None, ones_wild: bool, moves
 
 
 def greedy(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
-    unseen = sum(view["dice"]) - len(view["cup"])
+    unseen = sum(view["cup_sizes"]) - len(view["cup"])
     return choose(view["cup"], unseen, view["bid"], view["ones_wild"], moves, rng)
 
 

@@ -96,7 +96,7 @@ OPEN = Public(show=_copy, read=_copy)
 SHAPE = Shape(
     LiarsDiceState,
     players=Public(), ones_wild=Public(), round=Public(),
-    cups=Own("cup", show=list, read=list, count="dice", reveal="cups"),
+    cups=Own("cup", show=list, read=list, count="cup_sizes", reveal="cups"),
     turn=Public(), bid=OPEN, bids=OPEN, last=OPEN, out=OPEN, over=Public(),
 )
 
@@ -187,7 +187,7 @@ class LiarsDice(Game):
 
     def deal(self, state: LiarsDiceState, view: dict, seat: int, rng: random.Random) -> None:
         """The other cups rolled anew, as many dice each as the view counts."""
-        for s, n in enumerate(view["dice"]):
+        for s, n in enumerate(view["cup_sizes"]):
             if s != seat:
                 state["cups"][s] = roll(n, rng)
 

@@ -40,7 +40,7 @@ def test_a_round_each_rolls_and_sees_only_their_own_cup():
     rolled = [e for e in events if e["type"] == "rolled"]
     assert [e["to"] for e in rolled] == [[0], [1], [2]] and all(len(e["data"]["dice"]) == 5 for e in rolled)
     view = GAME.view(state, 1)
-    assert view["cup"] == state["cups"][1] and view["dice"] == [5, 5, 5] and "cups" not in view
+    assert view["cup"] == state["cups"][1] and view["cup_sizes"] == [5, 5, 5] and "cups" not in view
     assert GAME.view(state, None)["cup"] is None
 
 
@@ -102,7 +102,7 @@ def test_a_sample_keeps_what_the_seat_saw_and_rolls_the_rest():
     state = new(4)
     view = GAME.view(state, 2)
     sample = GAME.sample_state(view, 2, random.Random(9))
-    assert sample["cups"][2] == state["cups"][2] and [len(c) for c in sample["cups"]] == view["dice"]
+    assert sample["cups"][2] == state["cups"][2] and [len(c) for c in sample["cups"]] == view["cup_sizes"]
     assert GAME.view(sample, 2) == view
 
 
@@ -122,7 +122,7 @@ def test_the_bots_play_legal_moves_and_the_greedy_one_doubts_a_wild_claim():
 
 def test_the_plugin_carries_everything_of_the_game():
     assert PLUGIN.game is GAME and PLUGIN.table is None, "no renderer of its own: the generic table"
-    assert PLUGIN.docs_file().is_file() and PLUGIN.help["bidding"]
+    assert PLUGIN.docs_file().is_file() and PLUGIN.help["bidding"] and PLUGIN.summary
     assert PLUGIN.hooks().scrambles and PLUGIN.bot_module().greedy is greedy
 
 
