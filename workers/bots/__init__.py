@@ -12,8 +12,10 @@ move and the search's default hooks.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
+from typing import Any
 
 from service.games import GAMES, PLUGINS
 from service.games.base import concretize, is_span
@@ -34,19 +36,32 @@ def first_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> d
     return {k: v["min"] if is_span(v) else v for k, v in moves[0].items()}
 
 
-MODULES = {name: plugin.bot_module() for name, plugin in PLUGINS.items()}
-GREEDY: dict[str, Bot] = {game: getattr(module, "greedy", first_bot) for game, module in MODULES.items()}
-#: what the search uses for each game: playout policy, evaluation, horizon
-SEARCH: dict[str, Hooks] = {game: getattr(module, "SEARCH", Hooks()) for game, module in MODULES.items()}
-BOTS: dict[str, dict[str, Bot]] = {
-    game: {"random": random_bot, "greedy": greedy,
-           "search": search_bot(GAMES[game], greedy, DEFAULT_BUDGET, SEARCH[game])}
-    for game, greedy in GREEDY.items()
-}
+#: each game's greedy bot, what the search uses for it (playout policy, evaluation, horizon), and its bots by
+#: kind: read on first use, so that a game's bot module may import this package (its search hooks)
+GREEDY: dict[str, Bot]
+SEARCH: dict[str, Hooks]
+BOTS: dict[str, dict[str, Bot]]
+
+
+@functools.cache
+def _tables() -> dict[str, dict]:
+    modules = {game: plugin.bot_module() for game, plugin in PLUGINS.items()}
+    greedy = {game: first_bot if module is None else module.greedy for game, module in modules.items()}
+    search = {game: Hooks() if module is None else module.SEARCH for game, module in modules.items()}
+    bots = {game: {"random": random_bot, "greedy": greedy[game],
+                   "search": search_bot(GAMES[game], greedy[game], DEFAULT_BUDGET, search[game])} for game in greedy}
+    return {"GREEDY": greedy, "SEARCH": search, "BOTS": bots}
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("GREEDY", "SEARCH", "BOTS"):
+        return _tables()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_bot(game: str, kind: str, budget: Budget | None = None) -> Bot:
     """The bot of that kind; ``search`` with the seat's own budget when it asked for one."""
+    tables = _tables()
     if kind == "search" and budget is not None:
-        return search_bot(GAMES[game], GREEDY[game], budget, SEARCH[game])
-    return BOTS[game][kind]
+        return search_bot(GAMES[game], tables["GREEDY"][game], budget, tables["SEARCH"][game])
+    return tables["BOTS"][game][kind]
