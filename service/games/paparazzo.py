@@ -908,5 +908,5 @@ from .plugin import Plugin  # noqa: E402
 from .wire import paparazzo as _wire  # noqa: E402  (the wire types import nothing of the rules)
 
 PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.paparazzo",
-                conformance="tests.games.test_paparazzo", seeds=1, every=29,
+                conformance="tests.games.test_paparazzo", seeds=1, every=29, order=3,
                 table="../static/web/js/games/paparazzo.js", docs="../../docs/games/paparazzo.md")

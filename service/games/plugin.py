@@ -57,6 +57,8 @@ class Plugin:
     help: Mapping[str, str] = field(default_factory=dict)
     #: the folder ``table`` and ``docs`` are relative to (default: the game's module's folder)
     root: Path | None = None
+    #: where the game is listed (GET /games, the lobby, the document's unions): by ``order``, then by name
+    order: int = 100
 
     @property
     def name(self) -> str:
@@ -106,7 +108,7 @@ def own() -> list[str]:
 
 
 def discover(only: str | None = None) -> dict[str, Plugin]:
-    """Every installed game, in order of name (as the installed metadata lists them, whoever installed them).
+    """Every installed game, listed by its ``order``, then by name.
 
     ``only`` (default the ``REFEREE_GAMES`` variable) names the games to serve, comma-separated; ``own``: the
     referee's own."""
@@ -120,13 +122,14 @@ def discover(only: str | None = None) -> dict[str, Plugin]:
         if plugin.name in plugins:
             raise TypeError(f"two installed packages register the game {plugin.name!r}")
         plugins[plugin.name] = plugin
+    plugins = dict(sorted(plugins.items(), key=lambda item: (item[1].order, item[0])))
     wanted = only if only is not None else os.environ.get(ONLY, "")
     if wanted.strip():
         names = own() if wanted.strip() == "own" else [n.strip() for n in wanted.split(",") if n.strip()]
         unknown = set(names) - plugins.keys()
         if unknown:
             raise LookupError(f"{ONLY} names games not installed: {sorted(unknown)}")
-        plugins = {n: plugins[n] for n in names}
+        plugins = {n: p for n, p in plugins.items() if n in names}
     return plugins
 
 

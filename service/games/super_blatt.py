@@ -9,7 +9,7 @@ order and the unturned trend cards are hidden from everyone.
 from __future__ import annotations
 
 import random
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
@@ -89,7 +89,7 @@ class Pending(TypedDict):
 
     kind: Literal["extra", "steal"]
     category: Category
-    arrows: NotRequired[int]  # steal: how many cards the arrows take
+    arrows: NotRequired[Annotated[int, "For steal: how many cards the arrow card takes."]]
 
 
 class SuperBlattState(TypedDict):
@@ -410,5 +410,5 @@ from .plugin import Plugin  # noqa: E402
 from .wire import super_blatt as _wire  # noqa: E402  (the wire types import nothing of the rules)
 
 PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.super_blatt",
-                conformance="tests.games.test_super_blatt", seeds=3, every=2,
+                conformance="tests.games.test_super_blatt", seeds=3, every=2, order=1,
                 table="../static/web/js/games/super_blatt.js", docs="../../docs/games/super_blatt.md")
