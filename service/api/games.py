@@ -110,11 +110,11 @@ class GameTable(MethodView):
     @blp.response(200, description="The game's renderer for the web table (an ES module).",
                   content_type="text/javascript")
     @blp.doc(operationId="getGameTable")
-    @problems(blp, "unknown_game")
+    @problems(blp, "unknown_game", "not_found")
     def get(self, game: str):
         """The renderer a game's package ships for the web table (a game without one has none: the table then
         draws the generic one)."""
         path = PLUGINS[referee().game(game).name].table_file()
         if path is None:
-            raise Problem("unknown_game", f"{game} has no renderer of its own; the table draws the generic one.")
+            raise Problem("not_found", f"{game} has no renderer of its own; the table draws the generic one.")
         return send_file(path, mimetype="text/javascript", max_age=0)
