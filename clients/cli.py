@@ -9,7 +9,8 @@
     referee export --finished [--since T] [--data DIR]   every kept finished match, as JSON lines
     referee replay FILE [--json]                         replay a record; exit 1 if the result differs
     referee arena ...     referee ladder [--game G]     referee loadtest ...     referee bench ...
-    referee openapi
+    referee openapi                                      the OpenAPI document for the installed games
+    referee conformance GAME_OR_PACKAGE [--players N] [--variant JSON] [--seed S]   check a game; exit 1 on failure
 """
 
 from __future__ import annotations
@@ -270,6 +271,17 @@ def cmd_openapi(args) -> int:
     return 0
 
 
+def cmd_conformance(args) -> int:
+    from clients import conformance
+
+    try:
+        failures = conformance.run(args.games, args.players, args.variant, args.seed, args.seeds)
+    except LookupError as error:
+        print(error, file=sys.stderr)
+        return 2
+    return 1 if failures else 0
+
+
 # -- scripted play --------------------------------------------------------------------------------------
 def cmd_create(args, ref: Referee) -> Any:
     options = {}
@@ -448,6 +460,16 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--metrics-host", default="127.0.0.1", help="address of --metrics-port (0.0.0.0: every interface)")
     o = sub.add_parser("openapi", help="print the OpenAPI document generated from the code")
     o.add_argument("--output", default="-")
+    o.add_argument("--games", help="the games to document, comma-separated, or `own`: the referee's own (as "
+                                   "openapi.yaml); default every installed game")
+    c = sub.add_parser("conformance", help="run the conformance suite on installed games; exit 1 if one fails")
+    c.add_argument("games", nargs="+", metavar="GAME_OR_PACKAGE",
+                   help="a game's name, or the package that installs it (all its games)")
+    c.add_argument("--players", type=int, help="only this player count (default: every one)")
+    c.add_argument("--variant", type=json.loads, help="only this variant, as JSON options (default: every one)")
+    c.add_argument("--seed", type=int, help="only this seed (default: as many as the game asks for)")
+    c.add_argument("--seeds", type=int, help="seeds per player count and variant (default: the game's)")
+    c.set_defaults(func=cmd_conformance)
 
     def play(name: str, help_: str, match: bool = True, token: bool = True) -> argparse.ArgumentParser:
         q = sub.add_parser(name, help=help_)
@@ -518,6 +540,12 @@ SERVING = ("serve", "api", "worker")
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["openapi"]:  # the games to document: the registry reads them once, when first used
+        pre = argparse.ArgumentParser(add_help=False)
+        pre.add_argument("--games")
+        wanted = pre.parse_known_args(argv[1:])[0].games
+        if wanted:
+            os.environ["REFEREE_GAMES"] = wanted
     if argv[:1] and argv[0] in SERVING and "-h" not in argv and "--help" not in argv:
         return serving(argv)
     return run(argv)

@@ -28,7 +28,7 @@ from rq.serializers import JSONSerializer
 
 from service import clock
 from service.config import Settings
-from service.games import BOT_KINDS, DEFAULT_MOVES, GAMES, Game, GameError
+from service.games import BOT_KINDS, GAMES, PLUGINS, Game, GameError
 from service.metrics import clock_fired, counted_move
 from service.problems import Problem
 from service.record import FORMAT_VERSION, match_rng, rank_forfeits
@@ -877,7 +877,7 @@ class Referee:
                                                      "at": time.time()}, "to": "all"}])
             game = GAMES[match.game]
             if action == "default":
-                self._play(match, game, seat, game.parse_move(DEFAULT_MOVES[match.game](match.state, seat)))
+                self._play(match, game, seat, game.parse_move(PLUGINS[match.game].default(match.state, seat)))
                 return action
             if action == "bot":
                 entry["away"] = settings["bot"]

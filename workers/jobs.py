@@ -28,7 +28,7 @@ from rq.serializers import JSONSerializer
 from service import webhooks
 from service.config import Settings
 from service.connections import store_for_queue
-from service.games import DEFAULT_MOVES
+from service.games import PLUGINS
 from service.problems import Problem
 from service.referee import FAILURE_TTL, SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
 from service.store import Match, Status
@@ -68,7 +68,7 @@ def bot_move(match: Match, seat: int) -> dict:
     entry = match.meta["seats"][seat]
     kind = player_of(entry)
     if kind == "default":  # a seat that forfeited: the game's default move, at once
-        return DEFAULT_MOVES[match.game](match.state, seat)
+        return PLUGINS[match.game].default(match.state, seat)
     budget = entry.get("budget") if kind == entry.get("bot") else None
     if budget is not None:
         budget = Budget(budget["iterations"], budget["ms"] or SEARCH_CAP_S * 1000)

@@ -3,10 +3,11 @@
 Answers that depend on the match's game are one schema per game, chosen by the answer's ``game``
 (``ByGame``, documented as a ``oneOf`` with a discriminator); inside them, moves and events are unions
 chosen by their ``type`` (``Tagged``).  Each schema is built here once from the game's own ``Options``
-and ``moves`` and its wire module (``service/games/wire``), so the document, the generated clients and
-the dump check under ``app.testing`` all read the same declarations.
+and ``moves``, its ``Wire`` (on its Plugin) and the view schema derived from its ``Shape``
+(``service/games/wire``), so the document, the generated clients and the dump check under ``app.testing``
+all read the same declarations.
 
-To declare a new event or field: a game's event or view field goes in its wire module; an event of the
+To declare a new event or field: a game's event goes in its Wire, a view field in its Shape; an event of the
 referee's own goes in ``_referee_events`` below; a field of an answer goes on its schema in the blueprint.
 """
 
@@ -18,8 +19,8 @@ from typing import Any
 from apispec import APISpec
 from marshmallow import Schema, ValidationError, fields, validate
 
-from service.games import GAMES, Game
-from service.games.wire import WIRES, Span, Wire
+from service.games import GAMES, PLUGINS, Game
+from service.games.wire import AnyBreakdown, Span, Wire, view_schema
 
 
 def camel(name: str) -> str:
@@ -110,7 +111,7 @@ def by_game(base: type[Schema], build: Callable[[Game, Wire], dict[str, fields.F
     ``build`` types."""
     return ByGame({
         name: type(f"{camel(name)}{base.__name__.removesuffix('Schema')}", (base,),
-                   {key: const(name), **build(game, WIRES[name])})
+                   {key: const(name), **build(game, PLUGINS[name].wire)})
         for name, game in GAMES.items()}, key)
 
 
@@ -159,11 +160,11 @@ class OutcomeSchema(Schema):
 
 def outcome_fields(game: Game, wire: Wire) -> dict[str, fields.Field]:
     return {"scores": fields.List(wire.score(), required=True),
-            "breakdown": fields.List(fields.Nested(wire.breakdown), required=True,
+            "breakdown": fields.List(fields.Nested(wire.breakdown or AnyBreakdown), required=True,
                                      metadata={"description": "Per seat: how the score arose."})}
 
 
-OUTCOMES = {name: type(f"{camel(name)}Outcome", (OutcomeSchema,), outcome_fields(game, WIRES[name]))
+OUTCOMES = {name: type(f"{camel(name)}Outcome", (OutcomeSchema,), outcome_fields(game, PLUGINS[name].wire))
             for name, game in GAMES.items()}
 
 
@@ -247,7 +248,10 @@ def event_types(game: Game, wire: Wire) -> dict[str, type[Schema]]:
             for kind, data in {**own, **wire.events}.items()}
 
 
-EVENT_TYPES = {name: event_types(game, WIRES[name]) for name, game in GAMES.items()}
+EVENT_TYPES = {name: event_types(game, PLUGINS[name].wire) for name, game in GAMES.items()}
+
+#: ``<Game>View``: each game's view, derived from its Shape
+VIEWS = {name: view_schema(game) for name, game in GAMES.items()}
 
 
 def event_field(game: Game) -> Tagged:

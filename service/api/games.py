@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from flask import send_file
 from flask.views import MethodView
 from marshmallow import Schema, fields
 
 from service.api import Blueprint, integer, problems, referee
 from service.api.contract import Tagged, by_game, camel
-from service.games import BOT_KINDS, GAMES, Game
+from service.games import BOT_KINDS, GAMES, PLUGINS, Game, Plugin
+from service.problems import Problem
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="The games this referee knows")
 
@@ -30,6 +36,14 @@ class GameSchema(Schema):
                            metadata={"description": "Option sets for each variant of the book."})
     schemas = fields.Nested(SchemaNamesSchema, required=True,
                             metadata={"description": "Names of this game's Options and Move component schemas."})
+    table = fields.String(required=True, allow_none=True, metadata={
+        "description": "The web table's renderer for this game (an ES module); null: the generic table, drawn "
+                       "from the view and the legal moves."})
+    summary = fields.String(required=True, metadata={"description": "The game in a sentence (may be empty)."})
+    help = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
+                       metadata={"description": "Rules help per phase, for the table (may be empty)."})
+    events = fields.List(fields.String(), required=True,
+                         metadata={"description": "The game's own event types (typed in <Game>Event)."})
 
 
 GAME = by_game(GameSchema, lambda game, wire: {
@@ -42,7 +56,19 @@ class GameListSchema(Schema):
     games = fields.List(Tagged("GameInfo", "name", GAME.schemas), required=True)
 
 
+def table_url(plugin: Plugin) -> str | None:
+    """Where the page loads the game's renderer: under /static when the referee ships it, else its own route."""
+    path = plugin.table_file()
+    if path is None:
+        return None
+    try:
+        return "/static/" + path.resolve().relative_to(STATIC.resolve()).as_posix()
+    except ValueError:
+        return f"/games/{plugin.name}/table.js"
+
+
 def describe(game: Game) -> dict:
+    plugin = PLUGINS[game.name]
     return {
         "name": game.name,
         "title": game.title,
@@ -53,6 +79,10 @@ def describe(game: Game) -> dict:
         "bots": sorted(BOT_KINDS),
         "variants": [dict(v) for v in game.variants],
         "schemas": {"options": f"{camel(game.name)}Options", "move": f"{camel(game.name)}Move"},
+        "table": table_url(plugin),
+        "summary": plugin.summary,
+        "help": dict(plugin.help),
+        "events": sorted(plugin.wire.events),
     }
 
 
@@ -73,3 +103,18 @@ class GameDetail(MethodView):
     def get(self, game: str):
         """One game: player counts, options with defaults, move types and bot kinds."""
         return describe(referee().game(game))
+
+
+@blp.route("/<string:game>/table.js")
+class GameTable(MethodView):
+    @blp.response(200, description="The game's renderer for the web table (an ES module).",
+                  content_type="text/javascript")
+    @blp.doc(operationId="getGameTable")
+    @problems(blp, "unknown_game", "not_found")
+    def get(self, game: str):
+        """The renderer a game's package ships for the web table (a game without one has none: the table then
+        draws the generic one)."""
+        path = PLUGINS[referee().game(game).name].table_file()
+        if path is None:
+            raise Problem("not_found", f"{game} has no renderer of its own; the table draws the generic one.")
+        return send_file(path, mimetype="text/javascript", max_age=0)

@@ -23,6 +23,7 @@ from service.api import (
 )
 from service.api.contract import (
     OUTCOMES,
+    VIEWS,
     OutcomeSchema,
     by_game,
     camel,
@@ -234,7 +235,7 @@ class MatchListSchema(Schema):
 
 MATCH = by_game(MatchSchema, lambda game, wire: {
     "options": fields.Nested(game.Options, required=True),
-    "view": fields.Nested(wire.view, required=True,
+    "view": fields.Nested(VIEWS[game.name], required=True,
                           metadata={"description": "What the caller's seat may see at the table."}),
     "result": fields.Nested(OUTCOMES[game.name], metadata={"description": "Once the match is finished."}),
     "legal_moves": fields.List(legal_move_field(game, wire), metadata={

@@ -1,22 +1,36 @@
-"""The game registry: a new game is a module plus one line here (and its default move)."""
+"""The game registry: every game installed under the ``referee.games`` entry point group (a built-in game joins
+with one line in pyproject.toml, a game of another package with one in its own), and all of each game through
+its ``Plugin`` (service/games/plugin.py).
 
-from collections.abc import Callable
+``PLUGINS`` and ``GAMES`` are looked up on first use, so that a game's package may import this one (its rules
+build on ``service.games.base``) without the registry loading that package while it is half imported."""
 
-from . import big_shot, dice_party, paparazzo, picture_perfect, super_blatt
+from __future__ import annotations
+
+from typing import Any
+
 from .base import Game, GameError, IllegalMove, InvalidMove, InvalidOptions, Move, Outcome, State
+from .plugin import Plugin, discover, own
 
-#: the bot kinds a seat can be given; every game's bots (workers/bots) implement each of them
+#: the bot kinds a seat can be given; workers.bots implements each of them for every game
 BOT_KINDS: tuple[str, ...] = ("random", "greedy", "search")
 
-GAMES: dict[str, Game] = {g.name: g for g in (super_blatt.GAME, big_shot.GAME, paparazzo.GAME, dice_party.GAME,
-                                               picture_perfect.GAME)}
+PLUGINS: dict[str, Plugin]
+GAMES: dict[str, Game]
+#: the referee's own games, served or not (openapi.yaml documents these)
+OWN: list[str]
 
-#: each game's safe default move for a seat's decision (a timeout, a seat that is out)
-DEFAULT_MOVES: dict[str, Callable[[State, int], Move]] = {
-    "super_blatt": super_blatt.default_move, "big_shot": big_shot.default_move,
-    "paparazzo": paparazzo.default_move, "dice_party": dice_party.default_move,
-    "picture_perfect": picture_perfect.rules.default_move,
-}
 
-__all__ = ["BOT_KINDS", "DEFAULT_MOVES", "GAMES", "Game", "GameError", "IllegalMove", "InvalidMove", "InvalidOptions",
-           "Outcome"]
+def __getattr__(name: str) -> Any:
+    if name in ("PLUGINS", "GAMES"):
+        plugins = discover()
+        globals().update(PLUGINS=plugins, GAMES={n: p.game for n, p in plugins.items()})
+        return globals()[name]
+    if name == "OWN":
+        globals()["OWN"] = own()
+        return globals()["OWN"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["BOT_KINDS", "GAMES", "OWN", "PLUGINS", "Game", "GameError", "IllegalMove", "InvalidMove", "InvalidOptions",
+           "Move", "Outcome", "Plugin", "State"]

@@ -171,6 +171,9 @@ class Game:
     phases: ClassVar[Mapping[str, Phase]]
     #: the state's keys, types and visibility, declared once; ``view`` and ``sample_state`` are built from it
     shape: ClassVar[Shape]
+    #: what ``present`` adds to a view: view path -> type, as ``shape.Custom.shows`` (the view's wire schema is
+    #: derived from the shape and this)
+    presents: ClassVar[Mapping[str, Any]] = {}
 
     # -- the contract -------------------------------------------------------------------
     def setup(self, players: int, options: Mapping[str, Any], rng: random.Random) -> State:

@@ -47,7 +47,7 @@ Decisions where the book is silent (chosen here; each is a ruling in docs/games/
 from __future__ import annotations
 
 import random
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from marshmallow import Schema, fields, validate
 
@@ -78,6 +78,25 @@ MAX_ON_LOT = 7
 START_CASH = 10  # millions, per colour
 DEBIT = 10  # what each debit card costs at the end
 MIN_LOTS = 2  # lots needed to win (2 players: per colour)
+
+
+Color = Literal["red", "yellow", "white", "black"]
+
+
+class Cubes(TypedDict, total=False):
+    """A count per colour; colours with none may be left out."""
+
+    red: int
+    yellow: int
+    white: int
+    black: int
+
+
+class Seat(TypedDict):
+    seat: int
+    colors: list[Color]
+
+
 
 
 class BigShotState(TypedDict):
@@ -300,9 +319,9 @@ SHAPE = Shape(
     BigShotState,
     players=Public(),
     hidden_money=Public(),
-    owner=Column(ACCOUNTS, "seat"),
+    owner=Column(ACCOUNTS, "seat", shown=int),  # the Ghost (None) has no account
     spaces=Public(show=lambda spaces: [[COLORS[c] for c in s] for s in spaces],
-                  read=lambda spaces: [[COLOR_INDEX[c] for c in s] for s in spaces]),
+                  read=lambda spaces: [[COLOR_INDEX[c] for c in s] for s in spaces], shown=list[list[Color]]),
     broker=Public(),
     round=Public(),
     die=Public(),
@@ -312,17 +331,19 @@ SHAPE = Shape(
     loan_seats_done=Public(),
     high_bid=Public("auction.high_bid"),
     high_bidder=Public("auction.high_bidder"),
-    passed=Custom(_show_passed, _read_passed),
+    passed=Custom(_show_passed, _read_passed, shows={"auction.passed": list[int]}),
     loaned=Column(ACCOUNTS, "loaned_this_round", absent=False),
     buyer=Public(),
     price=Public(),
-    hand=Public(show=_names, read=_indices),
-    lots=Column(LOT_TABLE, "cubes", show=_show_cubes, read=_read_cubes),
+    hand=Public(show=_names, read=_indices, shown=list[Color]),
+    lots=Column(LOT_TABLE, "cubes", show=_show_cubes, read=_read_cubes, shown=Cubes),
     lot_owner=Column(LOT_TABLE, "owner", show=lambda owners: [None if c is None else COLORS[c] for c in owners],
-                     read=lambda names: [None if name is None else COLOR_INDEX[name] for name in names]),
+                     read=lambda names: [None if name is None else COLOR_INDEX[name] for name in names],
+                     shown=Color | None),
     closed=Column(LOT_TABLE, "closed"),
     removed=Public(),
-    cash=Custom(_show_cash, _read_cash),
+    cash=Custom(_show_cash, _read_cash,
+                shows={"accounts[].cash": Annotated[int | None, "null when money is hidden."]}),
     debits=Column(ACCOUNTS, "debits", absent=0),
     paid=Public("paid_to_bank"),
     over=Custom(take=lambda view, seat: view["turn"] is None),
@@ -339,6 +360,9 @@ class BigShot(Game):
              "pay": PayMove, "place": PlaceMove}
     variants = ({}, {"hidden_money": True})
     shape = SHAPE
+    presents = {"rounds": int, "seats": list[Seat],
+                "ghost": Annotated[Color | None, "2 players: the colour nobody owns."],
+                "auction.space": int, "auction.cubes": list[Color], "balances": list[int | None]}
     #: book: 2) Auction, Loans, Acquiring Lots; the loan step and the paying colour: docs/games/big_shot.md,
     #: "Loans" and "Paying"
     phases = {
@@ -697,3 +721,11 @@ def default_move(state: BigShotState, seat: int) -> dict:
     """On a timeout or for a seat that is out: pass in an auction and decline a loan (nothing
     spent, nothing owed); a placement or a payment, which cannot be refused, takes the first legal one."""
     return safe_default(GAME.legal_moves(state, seat), ("pass", "decline"))
+
+
+from .plugin import Plugin  # noqa: E402
+from .wire import big_shot as _wire  # noqa: E402  (the wire types import nothing of the rules)
+
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.big_shot",
+                conformance="tests.games.test_big_shot", seeds=2, every=9, order=2,
+                table="../static/web/js/games/big_shot.js", docs="../../docs/games/big_shot.md")

@@ -45,12 +45,12 @@ Decisions the books leave open (made here, tested in tests/games/test_dice_party
 from __future__ import annotations
 
 import random
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
 from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default, span
-from .shape import Public, Shape
+from .shape import Constraint, Public, Shape
 
 PARTY_PEOPLE, VIPS, MOBS = "party_people", "vips", "mobs"
 KINDS = (PARTY_PEOPLE, VIPS, MOBS)
@@ -73,12 +73,56 @@ STEP_HINT = {
 Guests = Literal["party_people", "vips", "mobs"]
 
 
-class Result(TypedDict):
+Condition = Literal["escalation", "millionaire", "wallets"]
+
+
+class Dice(TypedDict):
+    """Dice of each type (a party, a supply)."""
+
+    vips: int
+    party_people: int
+    mobs: int
+
+
+class Roll(TypedDict):
+    """The pips rolled, by die type."""
+
+    vips: list[int]
+    party_people: list[int]
+    mobs: list[int]
+
+
+class RoundWon(TypedDict):
     """A round's end: its winners and the condition they won by (None: a stalemate)."""
 
     round: int
     winners: list[int]
-    condition: Literal["escalation", "millionaire", "wallets"] | None
+    condition: Annotated[Condition | None, "null when the round ended in a stalemate."]
+
+
+class GrowthOption(TypedDict):
+    kind: Literal["vips", "party_people"]
+    wanted: int
+    joined: int
+    mobs: int
+
+
+class Growth(TypedDict):
+    a: GrowthOption
+    b: GrowthOption
+
+
+class Standing(TypedDict):
+    conditions: list[Condition]
+    escalations: int
+    round_wins: int
+
+
+#: per seat (as a string key): its start roll
+SeatRolls = Annotated[dict[Annotated[str, Constraint(pattern="^[0-9]+$")], list[int]],
+                      "Per seat (as a string key): its start roll."]
+
+
 
 
 class DicePartyState(TypedDict):
@@ -88,20 +132,20 @@ class DicePartyState(TypedDict):
     full_game: bool
     round: int
     starter: int | None  # None until the opening's start roll
-    start_rolls: list[dict[str, list[int]]]  # this round's start roll attempts: seat (a string) -> dice
+    start_rolls: list[SeatRolls]  # this round's start roll attempts: seat (a string) -> dice
     turn: int | None  # None until the opening's start roll
     phase: Literal["steal", "provoke", "send_mobs", "grow"] | None  # the decision owed; None: none
-    roll: dict[Guests, list[int]] | None  # this turn's roll, highest first; None: the turn was skipped
+    roll: Roll | None  # this turn's roll, highest first; None: the turn was skipped
     mobs_to_send: int
     received: list[int]  # the opponents this provocation's Mobs went to so far
-    parties: list[dict[Guests, int]]
-    supplies: list[dict[Guests, int]]
+    parties: list[Dice]
+    supplies: list[Dice]
     wallets: list[int]
     in_round: list[bool]
     escalated: list[int]  # this round's, in order
     escalations: list[int]
     out: list[bool]
-    results: list[Result]
+    results: list[RoundWon]
     over: bool
     winners: list[int]
 
@@ -204,6 +248,8 @@ class DiceParty(Game):
     moves = {"steal": StealMove, "provoke": ProvokeMove, "send_mobs": SendMobsMove, "grow": GrowMove}
     variants = ({}, {"full_game": True})
     shape = SHAPE
+    presents = {"to_act": list[int], "standings": list[Standing],
+                "growth": NotRequired[Annotated[Growth, "While the seat to act chooses how to grow."]]}
     #: each step of a turn (book: Spielablauf) is decided by the move of the same name
     phases = {step: Phase({step: f"_on_{step}"}, f"first {STEP_HINT[step]}.") for step in STEPS}
 
@@ -556,3 +602,11 @@ def default_move(state: DicePartyState, seat: int) -> dict:
         supply = state["supplies"][seat]
         return max(moves, key=lambda m: growth(state["roll"], supply, m["option"])["joined"])
     return safe_default(moves)
+
+
+from .plugin import Plugin  # noqa: E402
+from .wire import dice_party as _wire  # noqa: E402  (the wire types import nothing of the rules)
+
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.dice_party",
+                conformance="tests.games.test_dice_party", seeds=3, every=3, order=4,
+                table="../static/web/js/games/dice_party.js", docs="../../docs/games/dice_party.md")

@@ -44,7 +44,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Mapping
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
@@ -216,12 +216,30 @@ def ids(cards: list[dict]) -> list[int]:
     return [c["id"] for c in cards]
 
 
+Celebrity = Literal["A", "B", "C", "D", "E", "F", "G", "H"]
+ONLY_AT_END = "Only once the match is over."
+
+
+class Card(TypedDict):
+    """A photo as views and events show it: its id and its celebrity's letter."""
+
+    id: int
+    celebrity: Celebrity
+
+
+class Seen(TypedDict):
+    """The cards your right-hand neighbour showed you."""
+
+    seat: int
+    cards: list[Card]
+
+
 class Offer(TypedDict):
     seat: int
-    amount: int | None  # None: a pass
+    amount: Annotated[int | None, "null: passed."]
 
 
-class Lot(TypedDict):
+class LotState(TypedDict):
     """The photo up for sale, from its selection (Phase 1) to the new photo in its slot (Phase 4)."""
 
     slot: int
@@ -236,16 +254,32 @@ class Lot(TypedDict):
     buyer: int | None  # Phase 4: the seat that places a new photo
 
 
-class Reckoning(TypedDict):
-    """One seat's result of a hand (book: The Reckoning)."""
+class HandResult(TypedDict):
+    """One seat's scoring of one hand (book: The Reckoning)."""
 
     cash: int
-    photos: dict[str, int]  # photos owned per celebrity letter
+    photos: Annotated[dict[Celebrity, int], "Photos per celebrity (celebrities with none left out)."]
     photo_value: int
-    exclusive: list[str]
+    exclusive: list[Celebrity]
     bonus: int
     penalties: int
     worth: int
+
+
+class Lot(TypedDict):
+    """The lot as a view shows it: its card, and the lowest offer now allowed (``present``)."""
+
+    slot: int
+    card: Card
+    minimum: int
+    next_minimum: int | None
+    high: int | None
+    high_seat: int | None
+    prev: int
+    turn: int
+    offers: list[Offer]
+    declined: list[int]
+    buyer: int | None
 
 
 class PaparazzoState(TypedDict):
@@ -273,13 +307,13 @@ class PaparazzoState(TypedDict):
     mediator: int
     phase: Literal["rumors", "selection", "offers", "sale", "new_photo", "over"]
     retry: bool  # the mediator selects again after a penalty
-    lot: Lot | None
-    hand_results: list[list[Reckoning]]  # per hand played, per seat
+    lot: LotState | None
+    hand_results: list[list[HandResult]]  # per hand played, per seat
     totals: list[int]
     over: bool
 
 
-def _show_lot(lot: Lot | None) -> dict | None:
+def _show_lot(lot: LotState | None) -> dict | None:
     return None if lot is None else {**lot, "card": card_info(lot["card"])}
 
 
@@ -325,7 +359,7 @@ def _show_cash(view: dict, state: PaparazzoState, seat: int | None) -> None:
 
 
 CELEBRITY_TABLE = Rows("celebrities", tuple({"celebrity": x, "name": NAMES[x]} for x in CELEBRITIES))
-CARDS = Public(show=cards_info, read=ids)
+CARDS = Public(show=cards_info, read=ids, shown=list[Card])
 #: hidden: every hand but the seat's own and what its right-hand neighbour showed it, others' cash (but in
 #: Friese's variant), the deck and the bank's ledger; everything is revealed at the end
 SHAPE = Shape(
@@ -335,26 +369,29 @@ SHAPE = Shape(
     hand_count=Public(),
     hand_no=Public(),
     removed=Custom(_show_removed,
-                   lambda view, seat: next((c for c, x in enumerate(view["celebrities"]) if not x["in_play"]), None)),
+                   lambda view, seat: next((c for c, x in enumerate(view["celebrities"]) if not x["in_play"]), None),
+                   shows={"celebrities[].in_play": bool}),
     ex=Column(CELEBRITY_TABLE, "ex"),
     out=CARDS,
-    deck=Hidden(count="deck_size", reveal="deck", show=cards_info),
-    hands=Own("hand", show=cards_info, read=ids, count="hand_sizes", reveal="hands"),
-    shown=Custom(_show_shown),
-    choice=Custom(_show_choice),
+    deck=Hidden(count="deck_size", reveal="deck", show=cards_info, shown=list[Card]),
+    hands=Own("hand", show=cards_info, read=ids, count="hand_sizes", reveal="hands", shown=list[Card]),
+    shown=Custom(_show_shown, shows={"shown": list[Card] | None, "seen": Seen | None,
+                                     "all_shown": NotRequired[Annotated[list[list[Card]], ONLY_AT_END]]}),
+    choice=Custom(_show_choice, shows={"rumors_pending": list[bool] | None}),
     market=Public(show=lambda market: [None if c is None else card_info(c) for c in market],
-                  read=lambda market: [None if c is None else c["id"] for c in market]),
-    owned=Public(show=lambda piles: [cards_info(p) for p in piles], read=lambda piles: [ids(p) for p in piles]),
+                  read=lambda market: [None if c is None else c["id"] for c in market], shown=list[Card | None]),
+    owned=Public(show=lambda piles: [cards_info(p) for p in piles], read=lambda piles: [ids(p) for p in piles],
+                 shown=list[list[Card]]),
     stunk=CARDS,
     markers=Column(CELEBRITY_TABLE, "photos"),
-    cash=Custom(_show_cash, lambda view, seat: list(view["cash"])),
+    cash=Custom(_show_cash, lambda view, seat: list(view["cash"]), shows={"cash": list[int | None]}),
     bank=Hidden(reveal="bank"),
     penalties=Public(show=list, read=list),
     starter=Public(),
     mediator=Public(),
     phase=Public(),
     retry=Public(),
-    lot=Public(show=_show_lot, read=_read_lot),
+    lot=Public(show=_show_lot, read=_read_lot, shown=Lot | None),
     hand_results=Public(),
     totals=Public(show=list, read=list),
     over=Public(),
@@ -384,6 +421,7 @@ class Paparazzo(Game):
     )
     phases = PHASES
     shape = SHAPE
+    presents = {"to_act": list[int], "celebrities[].value": int, "celebrities[].sold_to_stunk": bool}
 
     def phase(self, state: PaparazzoState) -> str:
         return "reselection" if state["phase"] == "selection" and state["retry"] else state["phase"]
@@ -864,3 +902,11 @@ def default_move(state: PaparazzoState, seat: int) -> dict:
     """On a timeout or for a seat that is out: pass on offers and decline to buy (no money at risk);
     a selection, a new photo or the cards to show, which cannot be refused, take the first legal one."""
     return safe_default(GAME.legal_moves(state, seat), ("pass", "decline"))
+
+
+from .plugin import Plugin  # noqa: E402
+from .wire import paparazzo as _wire  # noqa: E402  (the wire types import nothing of the rules)
+
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.paparazzo",
+                conformance="tests.games.test_paparazzo", seeds=1, every=29, order=3,
+                table="../static/web/js/games/paparazzo.js", docs="../../docs/games/paparazzo.md")

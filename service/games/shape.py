@@ -22,7 +22,18 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, Required, Union, get_args, get_origin, get_type_hints, is_typeddict
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    Required,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 Encode = Callable[[Any], Any]
 
@@ -35,6 +46,8 @@ class Public:
     at: str | None = None
     show: Encode | None = None
     read: Encode | None = None
+    #: the type of what the view shows, when ``show`` changes it (the wire schema is derived from it)
+    shown: Any = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +74,8 @@ class Column:
     show: Encode | None = None
     read: Encode | None = None
     absent: Any = None
+    #: the type of one record's field, when ``show`` changes it
+    shown: Any = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +89,8 @@ class Own:
     read: Encode | None = None
     count: str | None = None
     reveal: str | None = None
+    #: the type of what the view shows of one entry, when ``show`` changes it
+    shown: Any = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +101,8 @@ class Hidden:
     count: str | None = None
     reveal: str | None = None
     show: Encode | None = None
+    #: the type of what the view reveals at the end, when ``show`` changes it
+    shown: Any = None
 
 
 @dataclass(frozen=True)
@@ -94,9 +113,19 @@ class Custom:
 
     put: Callable[[dict, Mapping[str, Any], int | None], None] | None = None
     take: Callable[[Mapping[str, Any], int], Any] | None = None
+    #: the view keys ``put`` writes and their types (``NotRequired[...]``: not always written)
+    shows: Mapping[str, Any] | None = None
 
 
 Kind = Public | Column | Own | Hidden | Custom
+
+
+class Constraint(tuple):
+    """JSON Schema keywords for a value, in ``Annotated[T, Constraint(pattern=...)]`` (a string there
+    describes the value): the wire schema, derived from the annotations, carries them."""
+
+    def __new__(cls, **keywords: Any) -> Constraint:
+        return super().__new__(cls, tuple(sorted(keywords.items())))
 
 
 class Shape:
@@ -109,6 +138,8 @@ class Shape:
             raise TypeError(f"{of.__name__}: declare every key once; missing {sorted(expected - keys.keys())}, "
                             f"unknown {sorted(keys.keys() - expected)}")
         self.of = of
+        #: the declaration as given (the wire schema of the view is derived from it)
+        self.keys: dict[str, Kind] = dict(keys)
         #: Public keys: shown as they are, encoded, or at a nested path; read the same ways
         self._same: list[tuple[str, str]] = []
         self._shown: list[tuple[str, str, Encode]] = []
@@ -246,6 +277,8 @@ def _get(view: Mapping[str, Any], path: tuple[str, ...]) -> Any:
 
 def _checker(tp: Any) -> Callable[[Any], str | None]:
     """A check of a value against a JSON type annotation: None when it conforms, else where and why not."""
+    if get_origin(tp) is Annotated:  # a description for the wire schema: the type is the first argument
+        return _checker(get_args(tp)[0])
     if tp is Any:
         return lambda v: None
     if tp is None or tp is type(None):

@@ -9,7 +9,7 @@ order and the unturned trend cards are hidden from everyone.
 from __future__ import annotations
 
 import random
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
@@ -52,12 +52,44 @@ DECK_SIZE = len(CARDS)  # 54
 Category = Literal["sex", "crime", "sport", "business"]
 
 
+class Card(TypedDict):
+    """A scoop card: its category and its special (an EXTRA, an arrow card with 1 to 4 arrows, or none)."""
+
+    id: int
+    category: Category
+    arrows: int
+    special: Literal["arrow", "extra"] | None
+
+
+class Holding(TypedDict):
+    """A count per category."""
+
+    business: int
+    crime: int
+    sex: int
+    sport: int
+
+
+class TrendPoints(TypedDict):
+    """Per category, the points by rank of a trend card."""
+
+    business: list[int]
+    crime: list[int]
+    sex: list[int]
+    sport: list[int]
+
+
+class Trend(TypedDict):
+    card: int
+    points: TrendPoints
+
+
 class Pending(TypedDict):
     """What the seat to act still owes this turn: a card after an EXTRA, or the victim of its arrows."""
 
     kind: Literal["extra", "steal"]
     category: Category
-    arrows: NotRequired[int]  # steal: how many cards the arrows take
+    arrows: NotRequired[Annotated[int, "For steal: how many cards the arrow card takes."]]
 
 
 class SuperBlattState(TypedDict):
@@ -71,7 +103,7 @@ class SuperBlattState(TypedDict):
     columns: list[list[int]]  # the tableau, each column's top card last
     hands: list[list[int]]  # each seat's scoops, in the order taken
     scores: list[int]
-    round_points: list[list[dict[Category, int]]]  # per round, per seat, points per category
+    round_points: list[list[Holding]]  # per round, per seat, points per category
     starter: int
     turn: int  # kept when the match ends (the view shows None then)
     pending: Pending | None
@@ -106,15 +138,17 @@ SHAPE = Shape(
     SuperBlattState,
     players=Custom(take=lambda view, seat: len(view["hands"])),
     round=Public(),
-    deck=Hidden(count="deck_size", reveal="deck", show=cards),
+    deck=Hidden(count="deck_size", reveal="deck", show=cards, shown=list[Card]),
     trend_deck=Hidden(count="unturned_trends", reveal="trend_deck", show=list),
-    trends=Custom(_show_trends, lambda view, seat: view["past_trends"] + [view["trend"]["card"]]),
-    columns=Public(show=stacks, read=stack_ids),
-    hands=Public(show=stacks, read=stack_ids),
+    trends=Custom(_show_trends, lambda view, seat: view["past_trends"] + [view["trend"]["card"]],
+                  shows={"trend": Trend, "past_trends": list[int]}),
+    columns=Public(show=stacks, read=stack_ids, shown=list[list[Card]]),
+    hands=Public(show=stacks, read=stack_ids, shown=list[list[Card]]),
     scores=Public(show=list, read=list),
     round_points=Public(),
     starter=Public(),
-    turn=Custom(_show_turn, lambda view, seat: seat if view["turn"] is None else view["turn"]),
+    turn=Custom(_show_turn, lambda view, seat: seat if view["turn"] is None else view["turn"],
+                shows={"turn": int | None}),
     pending=Public(),
     over=Custom(take=lambda view, seat: view["turn"] is None),
 )
@@ -162,6 +196,7 @@ class SuperBlatt(Game):
     Options = Options
     moves = {"take": TakeMove, "pass": PassMove, "steal": StealMove}
     shape = SHAPE
+    presents = {"holdings": list[Holding]}  # each seat's scoops counted by category
     #: book: take a top card; after an EXTRA, one more of its category or pass; after arrows, name the victim
     phases = {
         "take": Phase({"take": "_take"}, "Take the top card of a column first."),
@@ -369,3 +404,11 @@ def default_move(state: SuperBlattState, seat: int) -> dict:
     """On a timeout or for a seat that is out: after an EXTRA, pass (the book: "may" take one more);
     else take from the leftmost column that has a card; an arrow steals from the first victim."""
     return safe_default(GAME.legal_moves(state, seat), ("pass",))
+
+
+from .plugin import Plugin  # noqa: E402
+from .wire import super_blatt as _wire  # noqa: E402  (the wire types import nothing of the rules)
+
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.super_blatt",
+                conformance="tests.games.test_super_blatt", seeds=3, every=2, order=1,
+                table="../static/web/js/games/super_blatt.js", docs="../../docs/games/super_blatt.md")

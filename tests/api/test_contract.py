@@ -14,10 +14,9 @@ from jsonschema import Draft202012Validator
 from marshmallow import Schema
 
 from service.api import first_difference
-from service.api.contract import EVENT_TYPES, OUTCOMES, camel
+from service.api.contract import EVENT_TYPES, OUTCOMES, VIEWS, camel
 from service.games import GAMES
 from service.games.base import concretize
-from service.games.wire import WIRES
 from service.openapi import spec_dict
 from service.record import rank_forfeits
 
@@ -119,7 +118,7 @@ def test_every_view_event_legal_move_and_result_of_random_play_is_typed(name, va
     under a strict validator (required, enums, nullability, exactly one union member)."""
     game, g = GAMES[name], camel(name)
     views, legal_moves, events, outcome = (fast(f"{g}{k}") for k in ("View", "LegalMove", "Event", "Outcome"))
-    view_schema, outcome_schema = WIRES[name].view(), OUTCOMES[name]()
+    view_schema, outcome_schema = VIEWS[name](), OUTCOMES[name]()
     event_schemas = {kind: schema() for kind, schema in EVENT_TYPES[name].items()}
     for round_ in range(2):
         rng = random.Random(f"{name}{variant}{round_}")

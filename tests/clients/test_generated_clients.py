@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from service.games import GAMES
+from service.games import OWN
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPESCRIPT = ROOT / "clients" / "typescript"
@@ -27,15 +27,15 @@ def run(args: list[str], cwd: Path, timeout: float, **env: str) -> str:
 
 
 def finished(output: str) -> set[str]:
-    return {game for game in GAMES if re.search(rf"\b{game}\b.*\bwinners\b", output)}
+    return {game for game in OWN if re.search(rf"\b{game}\b.*\bwinners\b", output)}
 
 
 def test_python_client_generated_from_the_document_plays_every_game(server, tmp_path):
     run([str(BIN / "openapi-python-client"), "generate", "--path", str(ROOT / "openapi.yaml"), "--meta", "none",
          "--output-path", str(tmp_path / "referee_client")], tmp_path, 180)
-    out = run([sys.executable, str(ROOT / "clients" / "generated_python_play.py"), server.url, *GAMES], tmp_path, 300,
+    out = run([sys.executable, str(ROOT / "clients" / "generated_python_play.py"), server.url, *OWN], tmp_path, 300,
               PYTHONPATH=str(tmp_path))
-    assert finished(out) == set(GAMES), out
+    assert finished(out) == set(OWN), out
 
 
 def test_typescript_client_generated_from_the_document_plays_every_game(server, tmp_path):
@@ -58,5 +58,5 @@ def test_typescript_client_generated_from_the_document_plays_every_game(server, 
     run([str(bin_ / "openapi-typescript"), str(ROOT / "openapi.yaml"), "--default-non-nullable", "false",
          "--output", "schema.d.ts"], tmp_path, 120)
     run([str(bin_ / "tsc"), "--strict", "--project", "tsconfig.json"], tmp_path, 180)
-    out = run(["node", "dist/play.js", server.url, *GAMES], tmp_path, 300)
-    assert finished(out) == set(GAMES), out
+    out = run(["node", "dist/play.js", server.url, *OWN], tmp_path, 300)
+    assert finished(out) == set(OWN), out

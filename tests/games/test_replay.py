@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from service.games import DEFAULT_MOVES, GAMES
+from service.games import GAMES, PLUGINS
 from service.games.base import concretize, matches
 from service.record import FORMAT_VERSION, ReplayError, match_rng, rank_forfeits, replay
 
@@ -69,7 +69,7 @@ def test_default_moves_are_legal_and_a_table_of_default_moves_ends(name):
     for players, options in configs(name):
         for k in range(3):
             def policy(state, seat):
-                move = DEFAULT_MOVES[name](state, seat)
+                move = PLUGINS[name].default(state, seat)
                 assert any(matches(move, m) for m in GAMES[name].legal_moves(state, seat)), move
                 return move
 

@@ -5,18 +5,21 @@ view and the legal-move list, ranges included) and returns one concrete move.  B
 search must build a full state with the game's ``sample_state`` rather than peek.  ``search``
 (``search.py``) is the same information-set MCTS for every game, with a budget per decision;
 each game's module names what the search should use for it (``SEARCH``, a ``search.Hooks``: its
-playout policy, its evaluation of an unfinished deal and the horizon of a playout).
+playout policy, its evaluation of an unfinished deal and the horizon of a playout).  A game's bot module
+is the one its Plugin names (``bots``); a game without one gets a greedy bot that plays its first legal
+move and the search's default hooks.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
+from typing import Any
 
-from service.games import GAMES
-from service.games.base import concretize
+from service.games import GAMES, PLUGINS
+from service.games.base import concretize, is_span
 
-from . import big_shot, dice_party, paparazzo, picture_perfect, super_blatt
 from .search import DEFAULT_BUDGET, Budget, Hooks
 from .search import bot as search_bot
 
@@ -28,20 +31,37 @@ def random_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> 
     return concretize(rng.choice(moves), rng)
 
 
-MODULES = {"super_blatt": super_blatt, "big_shot": big_shot, "paparazzo": paparazzo, "dice_party": dice_party,
-           "picture_perfect": picture_perfect}
-GREEDY: dict[str, Bot] = {game: module.greedy for game, module in MODULES.items()}
-#: what the search uses for each game: playout policy, evaluation, horizon
-SEARCH: dict[str, Hooks] = {game: module.SEARCH for game, module in MODULES.items()}
-BOTS: dict[str, dict[str, Bot]] = {
-    game: {"random": random_bot, "greedy": greedy,
-           "search": search_bot(GAMES[game], greedy, DEFAULT_BUDGET, SEARCH[game])}
-    for game, greedy in GREEDY.items()
-}
+def first_bot(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
+    """The greedy bot of a game that has none: its first legal move (a range at its lowest)."""
+    return {k: v["min"] if is_span(v) else v for k, v in moves[0].items()}
+
+
+#: each game's greedy bot, what the search uses for it (playout policy, evaluation, horizon), and its bots by
+#: kind: read on first use, so that a game's bot module may import this package (its search hooks)
+GREEDY: dict[str, Bot]
+SEARCH: dict[str, Hooks]
+BOTS: dict[str, dict[str, Bot]]
+
+
+@functools.cache
+def _tables() -> dict[str, dict]:
+    modules = {game: plugin.bot_module() for game, plugin in PLUGINS.items()}
+    greedy = {game: first_bot if module is None else module.greedy for game, module in modules.items()}
+    search = {game: Hooks() if module is None else module.SEARCH for game, module in modules.items()}
+    bots = {game: {"random": random_bot, "greedy": greedy[game],
+                   "search": search_bot(GAMES[game], greedy[game], DEFAULT_BUDGET, search[game])} for game in greedy}
+    return {"GREEDY": greedy, "SEARCH": search, "BOTS": bots}
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("GREEDY", "SEARCH", "BOTS"):
+        return _tables()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_bot(game: str, kind: str, budget: Budget | None = None) -> Bot:
     """The bot of that kind; ``search`` with the seat's own budget when it asked for one."""
+    tables = _tables()
     if kind == "search" and budget is not None:
-        return search_bot(GAMES[game], GREEDY[game], budget, SEARCH[game])
-    return BOTS[game][kind]
+        return search_bot(GAMES[game], tables["GREEDY"][game], budget, tables["SEARCH"][game])
+    return tables["BOTS"][game][kind]

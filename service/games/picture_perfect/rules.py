@@ -43,12 +43,13 @@ are in its unit's docstring):
 from __future__ import annotations
 
 import random
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
 from ..base import BaseOptions, Game, Outcome, Phase, State, event, safe_default
 from ..shape import Custom, Hidden, Public, Shape
+from . import schemas as S
 from .data import (
     AUCTION,
     AUCTION_AUCTION_CARDS,
@@ -363,6 +364,7 @@ def _read_placements(view: dict, seat: int) -> list[Placement]:
 #: hidden: the envelopes' cards a seat has not looked into, the other seats' VIP cards, memories and
 #: placements, the exchange cards to come, and others' sealed choices (each card's unit says which); the
 #: envelopes' cards show joined with the VIP cards seen (``known``, ``revealed``), hence the Customs
+ONLY_AT_END = "Only once the match is over."
 SHAPE = Shape(
     PicturePerfectState,
     players=Public(),
@@ -373,17 +375,26 @@ SHAPE = Shape(
     deck=Hidden(count="exchange_cards_left"),
     card=Public("exchange"),
     used=Public("past_exchanges", show=list, read=list),
-    cards=Custom(_show_envelopes),
-    holder=Custom(_show_held, _read_holder),
+    cards=Custom(_show_envelopes,
+                 shows={"envelopes": NotRequired[Annotated[list[S.PicturePerfectEnvelope], ONLY_AT_END]]}),
+    holder=Custom(_show_held, _read_holder, shows={"held": list[list[Guest]]}),
     fresh=Public(show=list, read=list),
-    vip_at=Custom(_show_vip, _read_vip),
-    known=Custom(_show_known, _read_known),
-    revealed=Custom(_show_revealed, lambda view, seat: {g: k["vips"] for g, k in view["revealed"].items()}),
+    vip_at=Custom(_show_vip, _read_vip, shows={"vip": NotRequired[Guest | None],
+                                               "vip_at": NotRequired[Annotated[list[Guest], ONLY_AT_END]]}),
+    known=Custom(_show_known, _read_known, shows={
+        "known": NotRequired[Annotated[dict[Guest, S.PicturePerfectEnvelopeContents],
+                                       "The envelopes this seat has looked into."]],
+        "known_by": NotRequired[Annotated[list[dict[Guest, int]], ONLY_AT_END]]}),
+    revealed=Custom(_show_revealed, lambda view, seat: {g: k["vips"] for g, k in view["revealed"].items()},
+                    shows={"revealed": dict[Guest, S.PicturePerfectEnvelopeContents]}),
     decorations=Public(show=list, read=list),
     supply=Public(),
     phase=Public(),
-    pending=Custom(_show_pending),
-    placements=Custom(_show_placements, _read_placements),
+    pending=Custom(_show_pending, shows={"pending": S.PicturePerfectPending}),
+    placements=Custom(_show_placements, _read_placements, shows={
+        "placement_done": list[bool],
+        "placement": NotRequired[Annotated[S.PicturePerfectOwnPlacement, "Your photo while you place."]],
+        "placements": NotRequired[Annotated[list[S.PicturePerfectPlacement], ONLY_AT_END]]}),
 )
 
 
@@ -396,6 +407,9 @@ class PicturePerfect(Game):
     moves = MOVES
     variants = ({}, {"auctions": True})
     shape = SHAPE
+    presents = {"rounds": int, "to_act": list[int], "exchange_title": str | None, "middle": list[Guest],
+                "guests": list[S.PicturePerfectGuest], "mat": S.PicturePerfectMat,
+                "result": NotRequired[Annotated[S.PicturePerfectViewResult, ONLY_AT_END]]}
 
     def __init__(self) -> None:
         #: each exchange card's unit (exchanges.py) by card; a unit hands the round back by ``_end_exchange``
@@ -737,3 +751,11 @@ def default_move(state: State, seat: int) -> dict:
     a decision that cannot be refused (keep, steal, gift, take, return, deposit, offer) takes the
     first legal one at its lowest price."""
     return safe_default(GAME.legal_moves(state, seat), ("ready", "pass", "done", "sell"))
+
+
+from ..plugin import Plugin  # noqa: E402
+from ..wire import picture_perfect as _wire  # noqa: E402  (the wire types import nothing of the rules)
+
+PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.picture_perfect",
+                conformance="tests.games.test_picture_perfect", seeds=1, every=9, order=5,
+                table="../../static/web/js/games/picture_perfect.js", docs="../../../docs/games/picture_perfect.md")

@@ -2,85 +2,22 @@
 
 from marshmallow import Schema, fields, validate
 
-from . import Wire
+from ..dice_party import Dice, Roll, RoundWon
+from . import Wire, schema_of
 
 CONDITION = validate.OneOf(["escalation", "millionaire", "wallets"])
 SEAT_ROLLS = fields.Dict(keys=fields.String(metadata={"pattern": "^[0-9]+$"}), values=fields.List(fields.Integer()),
                          metadata={"description": "Per seat (as a string key): its start roll."})
 
 
-class DicePartyDice(Schema):
-    """Dice of each type (a party, a supply)."""
-
-    vips = fields.Integer(required=True)
-    party_people = fields.Integer(required=True)
-    mobs = fields.Integer(required=True)
+DicePartyDice = schema_of(Dice, "dice_party")
+DicePartyRoll = schema_of(Roll, "dice_party")
+DicePartyRoundWon = schema_of(RoundWon, "dice_party")
 
 
 class DicePartyGuests(Schema):
     vips = fields.Integer(required=True)
     party_people = fields.Integer(required=True)
-
-
-class DicePartyRoll(Schema):
-    """The pips rolled, by die type."""
-
-    vips = fields.List(fields.Integer(), required=True)
-    party_people = fields.List(fields.Integer(), required=True)
-    mobs = fields.List(fields.Integer(), required=True)
-
-
-class DicePartyGrowthOption(Schema):
-    kind = fields.String(required=True, validate=validate.OneOf(["vips", "party_people"]))
-    wanted = fields.Integer(required=True)
-    joined = fields.Integer(required=True)
-    mobs = fields.Integer(required=True)
-
-
-class DicePartyGrowth(Schema):
-    a = fields.Nested(DicePartyGrowthOption, required=True)
-    b = fields.Nested(DicePartyGrowthOption, required=True)
-
-
-class DicePartyRoundWon(Schema):
-    round = fields.Integer(required=True)
-    winners = fields.List(fields.Integer(), required=True)
-    condition = fields.String(required=True, allow_none=True, validate=CONDITION,
-                              metadata={"description": "null when the round ended in a stalemate."})
-
-
-class DicePartyStanding(Schema):
-    conditions = fields.List(fields.String(validate=CONDITION), required=True)
-    escalations = fields.Integer(required=True)
-    round_wins = fields.Integer(required=True)
-
-
-class DicePartyView(Schema):
-    players = fields.Integer(required=True)
-    full_game = fields.Boolean(required=True)
-    round = fields.Integer(required=True)
-    starter = fields.Integer(required=True)
-    start_rolls = fields.List(SEAT_ROLLS, required=True)
-    turn = fields.Integer(required=True)
-    phase = fields.String(required=True, allow_none=True,
-                          validate=validate.OneOf(["steal", "provoke", "send_mobs", "grow"]))
-    roll = fields.Nested(DicePartyRoll, required=True)
-    growth = fields.Nested(DicePartyGrowth, metadata={"description": "While the seat to act chooses how to grow."})
-    mobs_to_send = fields.Integer(required=True)
-    received = fields.List(fields.Integer(), required=True)
-    parties = fields.List(fields.Nested(DicePartyDice), required=True)
-    supplies = fields.List(fields.Nested(DicePartyDice), required=True)
-    wallets = fields.List(fields.Integer(), required=True)
-    in_round = fields.List(fields.Boolean(), required=True)
-    escalated = fields.List(fields.Integer(), required=True)
-    escalations = fields.List(fields.Integer(), required=True)
-    out = fields.List(fields.Boolean(), required=True)
-    results = fields.List(fields.Nested(DicePartyRoundWon), required=True)
-    standings = fields.List(fields.Nested(DicePartyStanding), required=True)
-    over = fields.Boolean(required=True)
-    winners = fields.List(fields.Integer(), required=True)
-    to_act = fields.List(fields.Integer(), required=True)
-    you = fields.Integer(required=True, allow_none=True)
 
 
 class DicePartyRoundStartedData(Schema):
@@ -179,7 +116,6 @@ class DicePartyBreakdown(Schema):
 
 
 WIRE = Wire(
-    view=DicePartyView,
     events={
         "round_started": DicePartyRoundStartedData,
         "rolled": DicePartyRolledData,

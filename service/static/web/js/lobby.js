@@ -19,11 +19,14 @@ const optValue = (name, value) => {
   const key = typeof value === "boolean" ? `lobby.val.${value}` : `lobby.val.${name}.${value}`;
   return has(key) ? t(key) : String(value);
 };
+/** A game's name in the page's language; a game installed from another package brings its own title. */
+const title = (g) => (has(`game.${g.name}`) ? t(`game.${g.name}`) : g.title);
+const titleOf = (name) => title(games.find((g) => g.name === name) || { name, title: name });
 
 // -- the games ----------------------------------------------------------------------------------------
 function renderGames() {
   fill($("games"), games.map((g) => h("article", { class: "game-card" },
-    h("h3", {}, t(`game.${g.name}`)), h("p", {}, t(`lobby.summary.${g.name}`)),
+    h("h3", {}, title(g)), h("p", {}, has(`lobby.summary.${g.name}`) ? t(`lobby.summary.${g.name}`) : g.summary),
     h("p", { class: "small" }, t("lobby.players", { min: g.min_players, max: g.max_players }), " · ",
       t("lobby.options"), " ",
       Object.entries(g.options).map(([k, v]) => `${optName(k)} (${t("lobby.default", { value: optValue(k, v) })})`)
@@ -58,7 +61,7 @@ function renderCreate() {
       kinds.map(([value, label]) => h("option", { value, selected: value === (i === 0 ? "me" : "bot:greedy") }, label))))));
   fill(form,
     h("label", {}, `${t("lobby.game")} `, h("select", { name: "game", onchange: renderCreate },
-      games.map((g) => h("option", { value: g.name, selected: g === game }, t(`game.${g.name}`))))),
+      games.map((g) => h("option", { value: g.name, selected: g === game }, title(g))))),
     h("label", {}, `${t("lobby.playerCount")} `, h("input", { type: "number", name: "players", min: game.min_players,
       max: game.max_players, value: players, onchange: renderCreate })),
     h("fieldset", {}, h("legend", {}, t("lobby.seats")), h("ol", { class: "seat-list" }, seatRows)),
@@ -140,13 +143,13 @@ async function refreshLists() {
   const [open, active, finished] = await Promise.all([
     get("/matches?open=true&limit=20"), get("/matches?status=active&limit=20"), get("/matches?status=finished&limit=5")]);
   fill($("open"), open.matches.length ? h("ul", { class: "matches" }, open.matches.map((m) => {
-    const button = h("button", { type: "button", "data-join": m.id }, t("lobby.join", { game: t(`game.${m.game}`) }));
+    const button = h("button", { type: "button", "data-join": m.id }, t("lobby.join", { game: titleOf(m.game) }));
     button.addEventListener("click", () => join(m, button));
-    return h("li", {}, h("strong", {}, t(`game.${m.game}`)), ` · ${t("lobby.nPlayers", { n: m.players })} · ${seatText(m)} `, button);
+    return h("li", {}, h("strong", {}, titleOf(m.game)), ` · ${t("lobby.nPlayers", { n: m.players })} · ${seatText(m)} `, button);
   })) : h("p", {}, t("lobby.noOpen")));
   const watchable = [...active.matches, ...finished.matches];
   fill($("watch"), watchable.length ? h("ul", { class: "matches" }, watchable.map((m) => h("li", {},
-    h("strong", {}, t(`game.${m.game}`)), ` · ${t(`lobby.status.${m.status}`)} · ${seatText(m)} `,
+    h("strong", {}, titleOf(m.game)), ` · ${t(`lobby.status.${m.status}`)} · ${seatText(m)} `,
     h("a", { href: seatLink(m.id), "data-watch": m.id }, m.status === "active" ? t("lobby.watchLive") : t("lobby.seeEnd")))))
     : h("p", {}, t("lobby.noLive")));
 }

@@ -9,7 +9,6 @@ import { follow } from "./live.js";
 import { COMMON, fallback } from "./log.js";
 import { moveControl, moveKey } from "./moves.js";
 
-const GAMES = ["super_blatt", "paparazzo", "big_shot", "dice_party", "picture_perfect"];
 const $ = (id) => document.getElementById(id);
 // the server's words for a move of this seat: the game's own event says it better ("took … from column 2")
 const NOT_LOGGED = new Set(["moved"]);
@@ -493,9 +492,17 @@ async function start() {
     return fail(t("error.cannotShow", { detail: problem.text }));
   }
   const { snap } = page;
-  if (!GAMES.includes(snap.game)) return fail(t("error.unknownGame", { game: snap.game }));
-  page.game = await import(`./games/${snap.game}.js`);
-  page.title = t(`game.${snap.game}`);
+  // the game's own renderer, or the generic table (./generic.js) for a game without one
+  let info;
+  try {
+    info = await get(`/games/${encodeURIComponent(snap.game)}`);
+  } catch (problem) {
+    if (!(problem instanceof Problem)) throw problem;
+    return fail(t("error.unknownGame", { game: snap.game }));
+  }
+  page.game = await import(info.table ?? "./generic.js");
+  page.game.setup?.(info);
+  page.title = has(`game.${snap.game}`) ? t(`game.${snap.game}`) : info.title;
   if (!token) {
     fill($("notice"), h("p", { class: "note" }, t("table.watching"), " ", h("a", { href: "/" }, t("table.backToLobby"))));
   } else if (snap.seat === null) {
