@@ -9,7 +9,7 @@
 //
 // Tabs -> worker: {op: "follow", id, matchId, ticket, types}, {op: "unfollow", id}, {op: "ticket", id, ticket},
 // {op: "bye"} (the tab goes), {op: "state"}.  Worker -> tabs: {op: "event", id, event}, {op: "end", id},
-// {op: "status", id, state, detail}, {op: "need-ticket", id}, {op: "state", follows, matches, url}.
+// {op: "status", id, state, problem}, {op: "need-ticket", id}, {op: "state", follows, matches, url}.
 
 const RETRY_MS = 2000;
 const ALWAYS = ["end", "refused"];
@@ -100,7 +100,7 @@ function deliver(type, message) {
       f.port.postMessage({ op: "need-ticket", id });
     } else {
       follows.delete(id);
-      f.port.postMessage({ op: "status", id, state: "unreachable", detail: problem.detail });
+      f.port.postMessage({ op: "status", id, state: "unreachable", problem }); // the tab words it in its language
     }
     return;
   }

@@ -3,7 +3,7 @@
 // Where the browser has SharedWorker, every table of the browser shares one stream (./follow-worker.js): a
 // browser opens at most six connections to an origin, and a stream per table would leave a seventh tab none.
 
-import { post } from "./api.js";
+import { post, Problem } from "./api.js";
 
 const RETRY_MS = 2000;
 const FINAL = new Set(["match_finished", "match_aborted"]);
@@ -57,7 +57,7 @@ function followShared({ matchId, token, types, onEvent, onStatus }) {
       try {
         return (await post(`/matches/${matchId}/stream-ticket`, {}, token)).ticket;
       } catch (problem) {
-        onStatus("unreachable", problem.detail);
+        onStatus("unreachable", problem.text);
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         if (!listeners.has(id)) return null;
       }
@@ -73,7 +73,7 @@ function followShared({ matchId, token, types, onEvent, onStatus }) {
     } else if (msg.op === "end") {
       over();
     } else if (msg.op === "status") {
-      onStatus(msg.state, msg.detail);
+      onStatus(msg.state, msg.problem ? new Problem(msg.problem.status, msg.problem).text : undefined);
     } else if (msg.op === "need-ticket") {
       const fresh = await ticket();
       if (listeners.has(id)) port.postMessage({ op: "ticket", id, ticket: fresh });
