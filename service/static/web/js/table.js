@@ -436,12 +436,17 @@ function statusLine(snap) {
 }
 
 function renderLog() {
-  const seen = page.shownSeqs;
   const events = page.events.filter((e) => !NOT_LOGGED.has(e.type));
+  const latest = events.length ? events[events.length - 1].seq : 0;
+  if (latest !== page.loggedUpTo) { // lines that came since the last ones drawn stay marked until others come
+    const seen = page.shownSeqs;
+    page.newSeqs = new Set(seen ? events.filter((e) => !seen.has(e.seq)).map((e) => e.seq) : []);
+    page.shownSeqs = new Set(events.map((e) => e.seq));
+    page.loggedUpTo = latest;
+  }
   const list = events.slice(-300).reverse().map((e) => h("li", {
-    "data-seq": e.seq, class: seen && !seen.has(e.seq) ? "new" : null,
+    "data-seq": e.seq, class: page.newSeqs?.has(e.seq) ? "new" : null,
   }, sentence(e)));
-  page.shownSeqs = new Set(events.map((e) => e.seq));
   fill($("log"), list);
 }
 
