@@ -60,8 +60,12 @@ class Settings:
     #: seconds a bot turn may stay undone before the sweeper re-enqueues it
     sweep_after: int
     queue: str
-    #: seconds between two looks of RQ's scheduler for due jobs (turn-clock timeouts)
-    scheduler_interval: float
+    #: seconds between two looks of the dispatcher at the jobs due (turn-clock timeouts) and at the outboxes
+    dispatch_interval: float
+    #: seconds a finished match is kept whole (its players read it) before it is compacted to its log
+    compact_after: float
+    #: seconds a compacted match's state and events, played again for reading, are kept
+    replay_cache_ttl: int
     #: seconds between the comment lines that keep an idle event stream open
     heartbeat: float
     #: seconds a stream ticket (``POST /matches/{id}/stream-ticket``) may be used to open a stream
@@ -130,7 +134,9 @@ class Settings:
             job_timeout=_int("REFEREE_JOB_TIMEOUT", 30),
             sweep_after=_int("REFEREE_SWEEP_AFTER", 15),
             queue=queue,
-            scheduler_interval=float(os.environ.get("REFEREE_SCHEDULER_INTERVAL", 0.25)),
+            dispatch_interval=float(os.environ.get("REFEREE_DISPATCH_INTERVAL", 0.05)),
+            compact_after=float(os.environ.get("REFEREE_COMPACT_AFTER", 30)),
+            replay_cache_ttl=_int("REFEREE_REPLAY_CACHE_TTL", 300),
             heartbeat=float(os.environ.get("REFEREE_HEARTBEAT", 15)),
             ticket_ttl=_int("REFEREE_TICKET_TTL", 300),
             max_streams=_int("REFEREE_MAX_STREAMS", 16),

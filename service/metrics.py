@@ -33,6 +33,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from service import outbox
+
 log = logging.getLogger("referee.metrics")
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -162,7 +164,13 @@ class StoreCollector:
         try:
             queued = GaugeMetricFamily("referee_queue_depth", "Jobs waiting in each RQ queue.", labels=["queue"])
             scheduled = GaugeMetricFamily("referee_queue_scheduled", "Jobs scheduled for later on each RQ queue "
-                                          "(turn clocks' timeouts).", labels=["queue"])
+                                          "(retries after a failure).", labels=["queue"])
+            due = GaugeMetricFamily("referee_jobs_due_later", "Jobs the dispatcher keeps until their time "
+                                    "(turn clocks' timeouts, compactions).")
+            due.add_metric([], ref.queue.connection.zcard(outbox.due_key(ref.settings.queue)))
+            outboxes = GaugeMetricFamily("referee_outboxes", "Matches whose outbox holds ops the dispatcher has "
+                                         "not moved yet (one server only; a cluster has no index).")
+            outboxes.add_metric([], ref.store.redis.zcard(ref.store.index) if ref.store.index else 0)
             started = GaugeMetricFamily("referee_queue_started", "Jobs being run from each RQ queue.",
                                         labels=["queue"])
             for queue in (ref.people_queue, ref.queue, ref.search_queue):
@@ -189,7 +197,7 @@ class StoreCollector:
             yield up
             return
         up.add_metric([], 1)
-        yield from (up, queued, scheduled, started, memory, limit, matches, total)
+        yield from (up, queued, scheduled, due, outboxes, started, memory, limit, matches, total)
 
     def matches(self) -> tuple[int, dict[str, int]]:
         """(listing size, {status: count}) over the newest ``MATCHES_COUNTED`` listed matches."""

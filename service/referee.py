@@ -9,24 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 import redis
-from redis.client import Pipeline
 from redis.cluster import RedisCluster
-from rq import Retry
-from rq.job import Job
-from rq.registry import ScheduledJobRegistry
 from rq.serializers import JSONSerializer
 
-from service import clock
+from service import clock, compaction, outbox, requestid
 from service.config import Settings
 from service.games import BOT_KINDS, GAMES, PLUGINS, Game, GameError
 from service.metrics import clock_fired, counted_move
@@ -40,6 +34,7 @@ from service.store import (
     Match,
     Status,
     Store,
+    compaction_log,
     dumps,
     finished_key,
     idem_key,
@@ -51,8 +46,6 @@ from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
 STORE_FULL_RETRY = 60  # seconds a refused creator is told to wait (finished matches expire meanwhile)
-#: seconds a failed job (a bot turn, a scoring) is kept in RQ's failed registry for a look
-FAILURE_TTL = 24 * 3600
 
 
 def new_token() -> str:
@@ -206,9 +199,10 @@ class Referee:
         self.search_queue = Queue(settings.search_queue, connection=queue, serializer=JSONSerializer)
         self.people_queue = Queue(settings.people_queue, connection=queue, serializer=JSONSerializer)
         # a turn clock runs for a person: its timeouts go to the people's queue, never behind all-bot matches
-        self.scheduled = ScheduledJobRegistry(queue=self.people_queue)
         self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl, queue, pending_key(settings.queue),
-                           finished_key(settings.queue))
+                           finished_key(settings.queue), settings.queue, compaction.rebuild, settings.replay_cache_ttl)
+        self.sender = outbox.Sender(queue, settings.queue,
+                                    {q.name: q for q in (self.queue, self.search_queue, self.people_queue)})
 
     # -- helpers ------------------------------------------------------------------------------
     @staticmethod
@@ -238,7 +232,7 @@ class Referee:
 
     def _commit(self, match_id: str, decide) -> tuple[Match, Any]:
         try:
-            return self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1))
+            return self.store.commit(match_id, decide, lambda m: self.owed(m, m.version + 1))
         except LookupError:
             raise Problem("unknown_match", f"There is no match {match_id!r} (it may have expired).") from None
         except Conflict:
@@ -284,42 +278,35 @@ class Referee:
         match.void_jobs += [timeout_job_id(match.id, seat, set_at) for seat, set_at in stopped]
         match.meta_changed = True
 
-    def jobs(self, match: Match, version: int, held: bool = False) -> Callable[[Pipeline], None] | None:
-        """What the match owes at ``version`` (bot turns, or its scoring), as a writer of RQ jobs
-        for the commit to run; None when it owes nothing.  The store also notes such a match in
-        the queue's pending set for the sweeper, which drops it once it owes none.
+    def owed(self, match: Match, version: int, held: bool = False) -> dict[str, dict]:
+        """What the match owes at ``version`` (bot turns, its scoring, its turn clocks' deadlines, webhook
+        messages, its compaction once finished), as outbox ops (service/outbox.py) its commit writes with it.
 
         ``held``: the bot-turn job making this commit plays the next bot turn (or the scoring) itself
-        (``plays_on``), so no job is enqueued for it; the job noted the match as pending when it began,
+        (``plays_on``), so no job is owed for it; the job noted the match as pending when it began,
         so the sweeper still finds the turn if the job dies.
         """
-        bots = [] if held else self.owed_bots(match)
-        scoring = match.status == Status.SCORING and not held
-        finished = match.status == Status.FINISHED
-        timeouts = clock.started(match.meta, version) if match.status == Status.ACTIVE else []
-        void = match.void_jobs
-        hooked = match.meta.get("webhook", False)
-        if not bots and not scoring and not finished and not timeouts and not void and not hooked:
-            return None
-
-        def write(pipe: Pipeline) -> None:
-            for seat in bots:
-                self.enqueue_bot_turn(match, seat, version, pipe)
-            for seat, deadline in timeouts:
-                self.enqueue_timeout(match.id, seat, version, deadline, pipe)
-            for job_id in void:  # cheaper than running a timeout job that would find nothing owed
-                pipe.zrem(self.scheduled.key, job_id)
-                pipe.delete(Job.key_for(job_id))
-            if scoring:
-                self.enqueue_scoring(match.id, pipe, match)
-            if hooked:  # its webhook's messages are sent by a worker, never on this commit's path
-                self.enqueue_webhooks(match.id, match.seq, pipe)
-            if finished:  # kept for `referee export --finished` as long as the match itself
-                now = time.time()
-                pipe.zadd(self.store.finished, {match.id: now}, nx=True)
-                pipe.zremrangebyscore(self.store.finished, "-inf", now - self.settings.finished_ttl)
-
-        return write
+        ops: dict[str, dict] = {}
+        if not held:
+            for seat in self.owed_bots(match):
+                ops.update([self.bot_turn_op(match, seat, version)])
+            if match.status == Status.SCORING:
+                ops.update([self.scoring_op(match.id, match)])
+        if match.status == Status.ACTIVE:
+            for seat, deadline in clock.started(match.meta, version):
+                ops.update([self.timeout_op(match.id, seat, version, deadline)])
+        for job_id in match.void_jobs:  # cheaper than running a timeout job that would find nothing owed
+            ops.update([outbox.void(job_id)])
+        if match.meta.get("webhook", False):  # its webhook's messages are sent by a worker, never on this path
+            ops.update(self.webhook_ops(match.id, match.seq))
+        if match.status == Status.FINISHED and not match.log:
+            now = time.time()  # kept for `referee export --finished` as long as the match itself
+            ops.update([outbox.note(self.store.finished, match.id, now, "nx", now - self.settings.finished_ttl),
+                        self.compaction_op(match.id, now)])
+        if ops and (held or any(op["kind"] == "job" and op.get("at") is None for op in ops.values())):
+            # the sweeper's note: this match owes a job (the dispatcher adds it with the job)
+            ops.update([outbox.note(self.store.pending, match.id, time.time())])
+        return ops
 
     @property
     def bot_queues(self) -> list[Queue]:
@@ -335,59 +322,63 @@ class Referee:
             return self.search_queue
         return self.people_queue if self.has_people(match) else self.queue
 
-    def enqueue_bot_turn(self, match: Match, seat: int, version: int, pipe: Pipeline | None = None) -> None:
-        """The job that plays the bot turn owed at ``version`` and the bot turns after it (workers.jobs).
+    def _job(self, queue: Queue, func: str, args: tuple, job_id: str, timeout: int | None = None,
+             at: float | None = None) -> tuple[str, dict]:
+        return outbox.job(f"workers.jobs.{func}", list(args), job_id, queue.name, timeout or self.settings.job_timeout,
+                          requestid.CURRENT.get(), at)
 
-        No result is kept (nobody reads it): a finished job leaves no key behind."""
+    def bot_turn_op(self, match: Match, seat: int, version: int) -> tuple[str, dict]:
+        """The job that plays the bot turn owed at ``version`` and the bot turns after it (workers.jobs)."""
         budget = match.meta["seats"][seat].get("budget") or {}
         timeout = self.settings.job_timeout + SEARCH_CAP_S * bool(budget)
-        self._enqueue(self.bot_queue(match, seat), "workers.jobs.play_bot_turn", (match.id, seat, version),
-                      f"bot_{match.id}_{seat}_{version}", pipe, timeout)
+        return self._job(self.bot_queue(match, seat), "play_bot_turn", (match.id, seat, version),
+                         f"bot_{match.id}_{seat}_{version}", timeout)
 
-    def enqueue_webhooks(self, match_id: str, seq: int, pipe: Pipeline | None = None) -> None:
+    def webhook_ops(self, match_id: str, seq: int) -> list[tuple[str, dict]]:
         """Note that the match's webhook has messages up to event ``seq`` to send, and wake its delivery."""
-        (pipe if pipe is not None else self.queue.connection).zadd(due_key(self.settings.queue), {match_id: seq},
-                                                                     gt=True)
-        self._enqueue(self.queue, "workers.jobs.deliver_webhooks", (match_id,), f"hooks_{match_id}", pipe)
+        return [outbox.note(due_key(self.settings.queue), match_id, seq, "gt"),
+                self._job(self.queue, "deliver_webhooks", (match_id,), f"hooks_{match_id}")]
 
     def scoring_queue(self, match: Match | None) -> Queue:
         return self.people_queue if match is not None and self.has_people(match) else self.queue
 
-    def enqueue_scoring(self, match_id: str, pipe: Pipeline | None = None, match: Match | None = None) -> None:
-        self._enqueue(self.scoring_queue(match), "workers.jobs.score_match", (match_id,), f"score_{match_id}", pipe)
+    def scoring_op(self, match_id: str, match: Match | None = None) -> tuple[str, dict]:
+        return self._job(self.scoring_queue(match), "score_match", (match_id,), f"score_{match_id}")
 
-    def enqueue_timeout(self, match_id: str, seat: int, version: int, deadline: float | None = None,
-                        pipe: Pipeline | None = None) -> None:
-        """The timeout of the timer started at ``version``, for RQ's scheduler (now without ``deadline``).
+    def timeout_op(self, match_id: str, seat: int, version: int, deadline: float | None = None) -> tuple[str, dict]:
+        """The timeout of the timer started at ``version``, due at ``deadline`` (now without one): the
+        dispatcher keeps it in its due set, polled every ``REFEREE_DISPATCH_INTERVAL``."""
+        return self._job(self.people_queue, "clock_timeout", (match_id, seat, version),
+                         timeout_job_id(match_id, seat, version), at=deadline)
 
-        The scheduler counts whole seconds (its registry scores are truncated), so the job is set
-        for the deadline rounded up: it never fires before the deadline."""
-        job_id = timeout_job_id(match_id, seat, version)
-        if deadline is None:
-            self._enqueue(self.people_queue, "workers.jobs.clock_timeout", (match_id, seat, version), job_id, pipe)
-            return
-        self.people_queue.enqueue_at(datetime.fromtimestamp(math.ceil(deadline), UTC), "workers.jobs.clock_timeout",
-                              match_id, seat, version, job_id=job_id, job_timeout=self.settings.job_timeout,
-                              result_ttl=0, failure_ttl=FAILURE_TTL, retry=Retry(max=3, interval=[1, 2, 4]),
-                              pipeline=pipe)
+    def compaction_op(self, match_id: str, finished: float) -> tuple[str, dict]:
+        """Compact a finished match ``REFEREE_COMPACT_AFTER`` seconds after it finished (its players read it
+        whole meanwhile)."""
+        return self._job(self.queue, "compact_match", (match_id,), f"compact_{match_id}",
+                         at=finished + self.settings.compact_after)
 
-    def _enqueue(self, queue: Queue, func: str, args: tuple, job_id: str, pipe: Pipeline | None,
-                 timeout: int | None = None) -> None:
-        """Short timeouts, retries with backoff; the id from (match, seat, version) collapses duplicates.
-        No result is kept: nobody reads it, and a finished job then leaves no key behind."""
-        queue.enqueue_call(func, args=args, job_id=job_id, timeout=timeout or self.settings.job_timeout,
-                           result_ttl=0, failure_ttl=FAILURE_TTL, retry=Retry(max=3, interval=[1, 2, 4]),
-                           pipeline=pipe)
+    def send(self, ops: list[tuple[str, dict]]) -> None:
+        """Ops owed outside any commit (the sweeper's repairs), handed to RQ's server at once."""
+        self.sender.send_now([op for _, op in ops])
 
     def enqueue_owed(self, match_id: str) -> None:
         """Enqueue whatever the match owes now (its bot turns, its scoring), outside any commit: what a
-        bot-turn job that fails after a held commit (``jobs``) hands on, so the turn waits no sweep."""
+        bot-turn job that fails after a held commit (``owed``) hands on, so the turn waits no sweep."""
         match = self.store.load(match_id)
-        write = self.jobs(match, match.version) if match is not None else None
-        if write is not None:
-            with self.queue.connection.pipeline() as pipe:
-                write(pipe)
-                pipe.execute()
+        if match is not None:
+            self.send([(k, op) for k, op in self.owed(match, match.version).items() if op["kind"] == "job"])
+
+    def compact(self, match_id: str) -> str:
+        """Keep of a finished match only its log (service/compaction.py), if it plays again exactly."""
+        match = self.store.load(match_id)
+        if match is None or match.status != Status.FINISHED:
+            return "not owed"
+        if match.log is not None:
+            return "compacted already"
+        log = compaction.compact(match, self.store.events(match_id, 0, count=1_000_000))
+        if log is None:
+            return "kept whole (its play does not rebuild it)"
+        return "compacted" if self.store.compact(match, compaction_log(log)) else "changed meanwhile"
 
     # -- matches ------------------------------------------------------------------------------
     def store_room(self) -> dict:
@@ -443,7 +434,7 @@ class Referee:
             self._hook(match.id, {**webhook, "events": orjson.dumps(webhook["events"]), "cursor": 0, "turn": 0})
             out["webhook"] = {"url": webhook["url"], "events": webhook["events"], "secret": webhook["secret"]}
             match.meta["webhook"] = True
-        self.store.create(match, self.jobs(match, match.version), listed)
+        self.store.create(match, self.owed(match, match.version), listed)
         out_seats = [{"seat": i, "name": s["name"], "bot": s["bot"], "token": tokens.get(i)}
                      for i, s in enumerate(match.meta["seats"])]
         return {"id": match.id, "game": game.name, "status": match.status, "host_token": host_token,
@@ -659,7 +650,7 @@ class Referee:
                 kept = idem_key(match.id, str(seat), idempotency_key), dumps({"request": digest, "answer": answer})
             try:
                 held = hold is not None and hold(match)
-                if self.store.write(match, self.jobs(match, match.version + 1, held), kept):
+                if self.store.write(match, self.owed(match, match.version + 1, held), kept):
                     return answer
             except AlreadyAnswered:
                 return self._earlier_answer(match_id, actor.token, idempotency_key, digest)
@@ -888,7 +879,7 @@ class Referee:
             return action
 
         try:
-            match, done = self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1))
+            match, done = self.store.commit(match_id, decide, lambda m: self.owed(m, m.version + 1))
         except LookupError:
             return "not owed"
         clock_fired(match.new_events)
@@ -971,7 +962,7 @@ class Referee:
             host = next(h for h, s in old.auth.items() if s == HOST)  # the old host token hosts the rematch
             match = self._new_match(GAMES[old.game], old.meta["options"], seats, plan["seed"], clocked, host, tokens,
                                     plan["id"])
-            self.store.create(match, self.jobs(match, match.version))
+            self.store.create(match, self.owed(match, match.version))
         return {"id": plan["id"], **plan["seats"][str(asked["seat"])]}
 
     # -- worker side ----------------------------------------------------------------------------
@@ -1001,7 +992,7 @@ class Referee:
             return True
 
         try:
-            _, done = self.store.commit(match_id, decide, lambda m: self.jobs(m, m.version + 1))
+            _, done = self.store.commit(match_id, decide, lambda m: self.owed(m, m.version + 1))
         except LookupError:
             return False
         return done

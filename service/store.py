@@ -2,8 +2,11 @@
 
 Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
 
-- ``ref:{m:<id>}``        hash: game, status, version, state, meta, auth, to_act, seq, result
-- ``ref:{m:<id>}:events`` stream; entry ``0-<seq>`` holds one event (``to``, ``type``, ``data``, ``v``)
+- ``ref:{m:<id>}``        hash: game, status, version, state, meta, auth, seq, result; once compacted
+  (service/compaction.py), ``log`` instead of ``state``
+- ``ref:{m:<id>}:events`` stream; entry ``0-<seq>`` holds one event (``to``, ``type``, ``data``, ``v``); once
+  compacted, only played again for reading, for ``cache_ttl`` seconds (with ``ref:{m:<id>}:state``)
+- ``ref:{m:<id>}:outbox`` hash of what the commits owe, until the dispatcher moves it on (service/outbox.py)
 - ``ref:{m:<id>}:idem:<seat>:<key>`` the first answer to a move sent with an Idempotency-Key, and a
   digest of that request
 - ``ref:listing`` and ``ref:listing:<game>`` zsets of the listed matches, scored by creation time (µs);
@@ -14,15 +17,11 @@ Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
 - ``ref:{m:<id>}:streams:<seat>`` zset of the seat's open event streams, scored by lease end
 - channel ``ref:{m:<id>}:notify``: every commit publishes the new version there (waiters wake)
 
-A commit reads the hash, decides, then writes the hash, the events and the expiry only if the
-version is still the one it read: a Lua compare-and-set, or WATCH/MULTI/EXEC when an RQ job
-must commit in the same transaction.  A concurrent commit makes it fail and the caller re-decides.
-Nothing about a match is kept in process memory between requests.
-
-When RQ's queue lives on another server (always so when the store is a Redis Cluster), no
-transaction spans both: a commit that owes a job first notes the match in the queue server's
-pending set, then compare-and-sets, then enqueues.  A crash between the last two leaves the
-note, and the sweeper enqueues the job it finds missing.
+Every write of a match is one Lua compare-and-set (``CAS``): it reads the version, and only if it is
+still the one the commit read, writes the hash, the events, the expiry and the ops the commit owes
+(jobs, deadlines, notes) into the match's outbox, in the match's slot.  A concurrent commit makes it
+fail and the caller re-decides.  No transaction spans the store and RQ's server: the dispatcher moves
+the outbox on (service/outbox.py).  Nothing about a match is kept in process memory between requests.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ import os
 import secrets
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -40,13 +40,14 @@ from typing import Any
 import orjson
 import redis
 from hiredis import pack_command
-from redis.client import Pipeline
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
+from service.outbox import channel, encode, index_key, outbox_key
+
 log = logging.getLogger("referee.store")
-FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result")
+FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
 
 
 def pending_key(queue: str) -> str:
@@ -57,6 +58,20 @@ def pending_key(queue: str) -> str:
 def finished_key(queue: str) -> str:
     """zset of the finished matches kept, scored by the time they finished (``referee export --finished``)."""
     return f"ref:finished:{queue}"
+
+
+def compaction_log(events: list[dict]) -> bytes:
+    """A compacted match's log as stored: its kept events, compressed (they repeat their keys)."""
+    return zlib.compress(dumps(events), 9)
+
+
+def read_log(raw: bytes) -> list[dict]:
+    return orjson.loads(zlib.decompress(raw))
+
+
+def state_key(match_id: str) -> str:
+    """A compacted match's state, played again, kept for reading (service/compaction.py)."""
+    return f"ref:{{m:{match_id}}}:state"
 
 
 def match_key(match_id: str) -> str:
@@ -138,20 +153,23 @@ class Match:
     meta_changed: bool = False
     #: ids of scheduled jobs this commit makes pointless (the timeouts of stopped turn clocks)
     void_jobs: list[str] = field(default_factory=list)
+    #: a compacted match's log (service/compaction.py); None while its state and events are stored
+    log: list[dict] | None = None
 
     @classmethod
     def from_raw(cls, match_id: str, raw: list) -> Match:
-        game, status, version, state, meta, auth, seq, result = raw
+        game, status, version, state, meta, auth, seq, result, log = raw
         return cls(
             id=match_id,
             game=game.decode(),
             status=STATUS_OF[status],
             version=int(version),
-            state=orjson.loads(state),
+            state=orjson.loads(state) if state is not None else {},
             meta=orjson.loads(meta),
             auth=orjson.loads(auth),
             seq=int(seq),
             result=orjson.loads(result) if result else None,
+            log=read_log(log) if log is not None else None,
         )
 
     def emit(self, events: list[dict]) -> None:
@@ -168,18 +186,53 @@ class AlreadyAnswered(Exception):
     """The commit's idempotency key was used by an earlier commit: nothing new is applied."""
 
 
-# The compare-and-set of a commit that owes no job: KEYS hash, events[, idempotency key];
-# ARGV version read, ttl, idempotent answer, field count, fields..., (event id, event)...
+# The one write of a match: a compare-and-set on its version.  KEYS hash, events, outbox[, idempotency key]
+# [, outbox index]; ARGV 1 version read ('' for a new match: the hash must not exist yet), 2 ttl, 3 flags,
+# 4 idempotent answer, 5 now, 6 outbox channel, 7 match id, then counted groups: fields to set (name, value),
+# fields to delete, events (id, event), outbox ops (id, op).  Flags: i an idempotency key (KEYS[4]), x the
+# outbox index (the last key), c compacted (events only extend a stream rebuilt for reading), D drop the
+# events (compaction), k keep the version (no notification).
 CAS = """
-if KEYS[3] and redis.call('EXISTS', KEYS[3]) == 1 then return 2 end
-if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then return 0 end
-local n = tonumber(ARGV[4])
-redis.call('HSET', KEYS[1], unpack(ARGV, 5, 4 + 2 * n))
-for i = 5 + 2 * n, #ARGV, 2 do redis.call('XADD', KEYS[2], ARGV[i], 'e', ARGV[i + 1]) end
+local flags = ARGV[3]
+local has = function(f) return string.find(flags, f, 1, true) ~= nil end
+local idem = has('i') and KEYS[4] or nil
+if idem and redis.call('EXISTS', idem) == 1 then return 2 end
+local current = redis.call('HGET', KEYS[1], 'version')
+if ARGV[1] == '' then
+  if current then return 0 end
+elseif current ~= ARGV[1] then return 0 end
+local i = 8
+local n = tonumber(ARGV[i])
+if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + 2 * n)) end
+i = i + 2 * n + 1
+n = tonumber(ARGV[i])
+if n > 0 then redis.call('HDEL', KEYS[1], unpack(ARGV, i + 1, i + n)) end
+i = i + n + 1
+n = tonumber(ARGV[i])
+if has('D') then redis.call('DEL', KEYS[2]) end
+local extend = not has('c') or redis.call('EXISTS', KEYS[2]) == 1
+for j = i + 1, i + 2 * n, 2 do
+  if extend then redis.call('XADD', KEYS[2], ARGV[j], 'e', ARGV[j + 1]) end
+end
+i = i + 2 * n + 1
+n = tonumber(ARGV[i])
+if n > 0 then
+  redis.call('HSET', KEYS[3], unpack(ARGV, i + 1, i + 2 * n))
+  redis.call('EXPIRE', KEYS[3], ARGV[2])
+  if has('x') then redis.call('ZADD', KEYS[#KEYS], 'NX', ARGV[5], ARGV[7]) end
+  redis.call('PUBLISH', ARGV[6], ARGV[7])
+end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-if KEYS[3] then redis.call('SET', KEYS[3], ARGV[3], 'EX', %d) end
-redis.call('PUBLISH', KEYS[1] .. ':notify', ARGV[1] + 1)
+if not has('c') then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
+if idem then redis.call('SET', idem, ARGV[4], 'EX', %d) end
+if not has('k') then redis.call('PUBLISH', KEYS[1] .. ':notify', (tonumber(ARGV[1]) or 0) + 1) end
+return 1
+"""
+# Delete the dispatched ops of an outbox: KEYS outbox[, index]; ARGV match id, op ids...  An emptied outbox
+# leaves the index (a commit since then added ops, and the match, again).
+TAKEN = """
+redis.call('HDEL', KEYS[1], unpack(ARGV, 2))
+if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[1]) end
 return 1
 """
 # Open one event stream of a seat if it holds fewer than the limit: KEYS streams zset;
@@ -193,12 +246,16 @@ return 1
 """
 # A page of a match's events with its head, in one round trip: KEYS hash, events; ARGV first event
 # id, count, "state" to add the game and the state (for a seat's stream that lists its legal moves).
+# A compacted match whose events are not kept for reading answers a third element: play it again first.
 PAGE = """
 local fields = ARGV[3] == 'state' and {'status', 'version', 'game', 'state'} or {'status', 'version'}
 local head = redis.call('HMGET', KEYS[1], unpack(fields))
 if not head[1] then return false end
 local out = {}
 for i, entry in ipairs(redis.call('XRANGE', KEYS[2], ARGV[1], '+', 'COUNT', ARGV[2])) do out[i] = entry[2][2] end
+if #out == 0 and redis.call('EXISTS', KEYS[2]) == 0 and redis.call('HEXISTS', KEYS[1], 'log') == 1 then
+  return {head, out, 1}
+end
 return {head, out}
 """
 IDEM_TTL = 24 * 3600
@@ -210,7 +267,8 @@ def page_call(match_id: str, after: int, count: int, state: bool = False) -> tup
 
 
 def decode_page(found: list | None) -> tuple[list, list[dict]] | None:
-    """The PAGE script's answer: (head as stored, the events decoded), None for an unknown match."""
+    """The PAGE script's answer: (head as stored, the events decoded), None for an unknown match (a compacted
+    match's events not kept for reading read as none: ``Store.page`` plays them again first)."""
     return None if found is None else (found[0], [orjson.loads(e) for e in found[1]])
 
 
@@ -220,21 +278,30 @@ COMMIT_RETRIES = 50
 
 class Store:
     def __init__(self, client: redis.Redis | RedisCluster, finished_ttl: int, abandoned_ttl: int,
-                 queue: redis.Redis, pending: str, finished: str = finished_key("referee")) -> None:
+                 queue: redis.Redis, pending: str, finished: str = finished_key("referee"),
+                 outbox: str = "referee", rebuild: Callable[[Match], tuple[dict, list[dict]]] | None = None,
+                 cache_ttl: int = 300) -> None:
         """``queue``: the server of RQ's queues and of the ``pending`` and ``finished`` sets (``client`` itself
-        when shared)."""
+        when shared); ``outbox``: the name of the dispatcher's index and channel (service/outbox.py);
+        ``rebuild``: a compacted match's state and events, played again from its log (service/compaction.py),
+        kept for reading ``cache_ttl`` seconds."""
         self.client = client
         self.queue = queue
         self.pending = pending
         self.finished = finished
         self.finished_ttl = finished_ttl
         self.abandoned_ttl = abandoned_ttl
+        self.rebuild = rebuild
+        self.cache_ttl = cache_ttl
         self._cas_script = client.register_script(CAS % IDEM_TTL)
+        self._taken_script = client.register_script(TAKEN)
         self._open_stream_script = client.register_script(OPEN_STREAM)
         self._page_script = client.register_script(PAGE)
         self._local = threading.local()
         # once: RedisCluster is a Protocol, and isinstance against one costs microseconds on every command
         self.cluster = isinstance(client, RedisCluster)
+        self.channel = channel(outbox)
+        self.index = None if self.cluster else index_key(outbox)
 
     @property
     def redis(self) -> redis.Redis | RedisCluster:
@@ -284,17 +351,62 @@ class Store:
     # -- reading --------------------------------------------------------------------------
     def load(self, match_id: str) -> Match | None:
         raw = self.call("HMGET", match_key(match_id), *FIELDS)
-        return None if raw[0] is None else Match.from_raw(match_id, raw)
+        if raw[0] is None:
+            return None
+        match = Match.from_raw(match_id, raw)
+        if match.log is not None:
+            match.state = self._rebuilt(match)
+        return match
+
+    def _rebuilt(self, match: Match) -> dict:
+        """A compacted match's state, from its cache or played again (its events cached with it)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.get(state_key(match.id))
+        pipe.exists(events_key(match.id))
+        cached, has_events = pipe.execute()
+        if cached is not None and has_events:
+            return orjson.loads(cached)
+        return self.refill(match)
+
+    def refill(self, match: Match) -> dict:
+        """Play a compacted match again from its log and keep its state and events for ``cache_ttl``: the
+        routes then read them as those of any match.  Written whole in one transaction, so two requests
+        refilling at once write the same thing."""
+        if self.rebuild is None:
+            raise RuntimeError("this store cannot play compacted matches again")
+        state, events = self.rebuild(match)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.delete(events_key(match.id))
+        for e in events:
+            pipe.xadd(events_key(match.id), {"e": dumps(e)}, id=f"0-{e['seq']}")
+        pipe.expire(events_key(match.id), self.cache_ttl)
+        pipe.set(state_key(match.id), dumps(state), ex=self.cache_ttl)
+        pipe.execute()
+        return state
+
+    def _ensure_events(self, match_id: str) -> None:
+        """Refill a compacted match's events for reading if they are not kept."""
+        match = self.load(match_id)
+        if match is not None and match.log is not None and not self.redis.exists(events_key(match_id)):
+            self.refill(match)
 
     def events(self, match_id: str, after: int, count: int = 1000) -> list[dict]:
         entries = self.redis.xrange(events_key(match_id), f"0-{after + 1}", "+", count=count)
+        if not entries and self.redis.hexists(match_key(match_id), "log"):
+            self._ensure_events(match_id)
+            entries = self.redis.xrange(events_key(match_id), f"0-{after + 1}", "+", count=count)
         return [orjson.loads(fields[b"e"]) for _, fields in entries]
 
     def page(self, match_id: str, after: int, count: int, state: bool = False) -> tuple[list, list[dict]] | None:
         """([status, version] or, with ``state``, [status, version, game, state] as stored, the events
         past ``after``), read together; None for an unknown match.  The head is read before the events,
-        so a waiter that has seen this version misses nothing."""
-        return decode_page(self.run(self._page_script, *page_call(match_id, after, count, state)))
+        so a waiter that has seen this version misses nothing.  A compacted match's events are played
+        again first when they are not kept."""
+        found = self.run(self._page_script, *page_call(match_id, after, count, state))
+        if found is not None and len(found) > 2:
+            self._ensure_events(match_id)
+            found = self.run(self._page_script, *page_call(match_id, after, count, state))
+        return decode_page(found)
 
     # -- stream tickets and open streams -------------------------------------------------------
     def issue_ticket(self, match_id: str, seat: int, ttl: int) -> str:
@@ -376,20 +488,11 @@ class Store:
         return orjson.loads(raw) if raw else None
 
     # -- writing --------------------------------------------------------------------------
-    def create(self, match: Match, jobs: Callable[[Pipeline], None] | None = None, listed: bool = True) -> None:
-        """Write a new match; a listed one then joins the listing (outside the match's transaction)."""
-        apart = jobs is not None and self.queue is not self.client
-        if apart:
-            self._note_pending(self.queue, match.id)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.multi()  # RQ's enqueue on this pipeline expects its transaction begun
-        self._write(pipe, match, match.version, full=True)
-        if jobs is not None and not apart:
-            self._note_pending(pipe, match.id)
-            jobs(pipe)
-        pipe.execute()
-        if apart:
-            self._enqueue(match.id, jobs)
+    def create(self, match: Match, ops: dict[str, dict] | None = None, listed: bool = True) -> None:
+        """Write a new match (with what it owes); a listed one then joins the listing (outside the match's
+        slot: global keys, eventually consistent)."""
+        if not self._cas(match, ops or {}, None, new=True):
+            raise Conflict(match.id)
         if listed:
             created = {match.id: int(match.meta["created"] * 1_000_000)}
             pipe = self.redis.pipeline(transaction=False)
@@ -401,12 +504,12 @@ class Store:
         self,
         match_id: str,
         decide: Callable[[Match], Any],
-        jobs: Callable[[Match], Callable[[Pipeline], None] | None] | None = None,
+        owed: Callable[[Match], dict[str, dict]] | None = None,
         retries: int = COMMIT_RETRIES,
     ) -> tuple[Match, Any]:
         """Run ``decide`` on the current match and ``write`` its changes; on a concurrent change run it
         again on the fresh match.  ``decide`` mutates the match and emits events (raising, or emitting
-        nothing, writes nothing); ``jobs`` gives, for the changed match, a writer of the RQ jobs it owes.
+        nothing, writes nothing); ``owed`` gives, for the changed match, the outbox ops it owes.
         Returns (match, decide's value).  A move has its own loop of the same shape (``Referee.apply_move``).
         """
         for _ in range(retries):
@@ -416,102 +519,68 @@ class Store:
             outcome = decide(match)
             if not match.new_events:  # every change writes an event: none means no change
                 return match, outcome
-            if self.write(match, jobs(match) if jobs else None):
+            if self.write(match, owed(match) if owed else None):
                 return match, outcome
         raise Conflict(match_id)
 
-    def write(self, match: Match, jobs: Callable[[Pipeline], None] | None = None,
-              idem: tuple[str, str] | None = None) -> bool:
-        """Write a changed match as one compare-and-set on the version it was read at, with the RQ jobs
-        it owes (a writer of them, or None) and an idempotency (key, answer) to keep; False when another
-        commit came first (nothing written).  Raises ``AlreadyAnswered`` when the key is already kept.
-
-        Owing no job: one Lua compare-and-set.  Owing a job: WATCH/MULTI, so the job and the state
-        commit together.  With the queue on another server the job is enqueued after the
-        compare-and-set (see the module's docstring).  On success the match's version is the new one.
-        """
-        if jobs is None:
-            done = self._cas(match, idem)
-        elif self.queue is self.client:
-            done = self._watch_commit(match, idem, jobs)
-        else:
-            done = self._cas_then_enqueue(match, idem, jobs)
+    def write(self, match: Match, ops: dict[str, dict] | None = None, idem: tuple[str, str] | None = None) -> bool:
+        """Write a changed match as one compare-and-set on the version it was read at, with the outbox ops it
+        owes and an idempotency (key, answer) to keep; False when another commit came first (nothing
+        written).  Raises ``AlreadyAnswered`` when the key is already kept.  On success the match's version is
+        the new one."""
+        done = self._cas(match, ops or {}, idem)
         if done:
             match.version += 1
         return done
 
-    def _cas(self, match: Match, idem: tuple[str, str] | None) -> bool:
-        fields = self._fields(match, full=match.meta_changed, version=match.version + 1)
-        args: list[Any] = [match.version, self._ttl(match), idem[1] if idem else "", len(fields)]
+    def compact(self, match: Match, log: bytes) -> bool:
+        """Keep of a finished match only what cannot be recomputed (service/compaction.py): the events and
+        the state go, the log of what the referee decided stays.  The version stays (nothing happened)."""
+        return self._cas(match, {}, None, fields={"log": log}, deleted=["state"], flags="Dk")
+
+    def _cas(self, match: Match, ops: dict[str, dict], idem: tuple[str, str] | None, new: bool = False,
+             fields: dict | None = None, deleted: list[str] | None = None, flags: str = "") -> bool:
+        if fields is None:
+            fields = self._fields(match, full=new or match.meta_changed, version=match.version + (not new))
+        deleted = deleted or []
+        keys = [match_key(match.id), events_key(match.id), outbox_key(match.id)]
+        if idem:
+            keys.append(idem[0])
+            flags += "i"
+        if self.index is not None and ops:
+            keys.append(self.index)
+            flags += "x"
+        if match.log is not None:
+            flags += "c"
+        args: list[Any] = ["" if new else match.version, self._ttl(match), flags, idem[1] if idem else "",
+                           time.time(), self.channel, match.id, len(fields)]
         for k, v in fields.items():
             args += [k, v]
+        args += [len(deleted), *deleted, len(match.new_events)]
         for e in match.new_events:
             args += [f"0-{e['seq']}", dumps(e)]
-        keys = [match_key(match.id), events_key(match.id)] + ([idem[0]] if idem else [])
+        args.append(len(ops))
+        args += encode(ops)
         done = self.run(self._cas_script, keys, args)
         if done == 2:
             raise AlreadyAnswered(idem[0] if idem else "")
         return bool(done)
 
-    def _watch_commit(self, match: Match, idem: tuple[str, str] | None, jobs: Callable[[Pipeline], None]) -> bool:
-        key = match_key(match.id)
-        with self.redis.pipeline() as pipe:
-            try:
-                pipe.watch(key, *([idem[0]] if idem else []))
-                if idem and pipe.exists(idem[0]):
-                    raise AlreadyAnswered(idem[0])
-                if int(pipe.hget(key, "version") or -1) != match.version:
-                    return False
-                pipe.multi()
-                self._write(pipe, match, match.version + 1, full=match.meta_changed)
-                if idem:
-                    pipe.set(idem[0], idem[1], ex=IDEM_TTL)
-                self._note_pending(pipe, match.id)
-                jobs(pipe)
-                pipe.publish(notify_channel(match.id), match.version + 1)
-                pipe.execute()
-                return True
-            except redis.WatchError:
-                return False
-
-    def _cas_then_enqueue(self, match: Match, idem: tuple[str, str] | None,
-                          jobs: Callable[[Pipeline], None]) -> bool:
-        """The queue lives apart: note the match as owing a job, compare-and-set, then enqueue."""
-        self._note_pending(self.queue, match.id)
-        if not self._cas(match, idem):
-            return False
-        self._enqueue(match.id, jobs)
-        return True
-
-    def _note_pending(self, client: redis.Redis | Pipeline, match_id: str) -> None:
-        """Mark the match as owing a job (its score: when), so the sweeper checks it later."""
-        client.zadd(self.pending, {match_id: time.time()})
-
-    def _enqueue(self, match_id: str, jobs: Callable[[Pipeline], None]) -> None:
-        """The jobs of a commit already made.  The move stands if the queue fails now: the match is
-        in the pending set, and the sweeper enqueues what is missing."""
-        try:
-            with self.queue.pipeline() as pipe:
-                jobs(pipe)
-                pipe.execute()
-        except redis.RedisError as exc:
-            log.warning("match %s: enqueue after commit failed (%s); the sweeper will repair it", match_id, exc)
-
-    def _write(self, pipe: Pipeline, match: Match, version: int, full: bool) -> None:
-        """The hash (``full``: with game, meta and auth), the new events and the expiry, on a transaction."""
-        pipe.hset(match_key(match.id), mapping=self._fields(match, full=full, version=version))
-        for e in match.new_events:
-            pipe.xadd(events_key(match.id), {"e": dumps(e)}, id=f"0-{e['seq']}")
-        for key in (match_key(match.id), events_key(match.id)):
-            pipe.expire(key, self._ttl(match))
+    def taken(self, match_id: str, op_ids: list[bytes], pipe=None) -> None:
+        """Delete the ops of a match's outbox that were dispatched (``TAKEN``), on ``pipe`` when given (the
+        dispatcher's transaction on a shared server)."""
+        keys = [outbox_key(match_id)] + ([self.index] if self.index is not None else [])
+        if pipe is None:
+            self.run(self._taken_script, keys, [match_id, *op_ids])
+        else:
+            self._taken_script(keys=keys, args=[match_id, *op_ids], client=pipe)
 
     def _fields(self, match: Match, full: bool, version: int) -> dict:
-        fields = {
-            "status": match.status,
-            "version": version,
-            "state": dumps(match.state),
-            "seq": match.seq,
-        }
+        fields: dict[str, Any] = {"status": match.status, "version": version, "seq": match.seq}
+        if match.log is None:
+            fields["state"] = dumps(match.state)
+        else:  # a compacted match (a rematch after it): its log grows by what the referee decided now
+            fields["log"] = compaction_log(match.log + match.new_events)
         if full:
             fields.update(game=match.game, meta=dumps(match.meta), auth=dumps(match.auth))
         if match.result is not None:

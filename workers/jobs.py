@@ -1,9 +1,9 @@
 """RQ jobs: a match's bot turns, a turn clock's timeout, the end-of-game scoring, and the sweeper that
 re-queues lost turns and timeouts.
 
-Jobs are enqueued by the referee with the commit that owes them (in its transaction, or right
-after it when the queue lives apart from the store), with ids from (match, seat, version), so a
-duplicate collapses into a no-op.
+Jobs are owed by the commit that causes them (written into the match's outbox with it) and enqueued
+by the dispatcher (workers/dispatch.py), with ids from (match, seat, version), so a duplicate
+collapses into a no-op.
 
 A bot-turn job plays the turn it was enqueued for and then, in the same job, every bot turn that
 follows while only seats a worker plays are to act (``Referee.plays_on``), each move its own
@@ -29,8 +29,9 @@ from service import webhooks
 from service.config import Settings
 from service.connections import store_for_queue
 from service.games import PLUGINS
+from service.outbox import FAILURE_TTL, due_key
 from service.problems import Problem
-from service.referee import FAILURE_TTL, SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
+from service.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
 from service.store import Match, Status
 from workers.bots import Budget, make_bot
 
@@ -135,12 +136,13 @@ def score_match(match_id: str) -> str:
     return "scored" if _current_referee().score(match_id) else "not owed"
 
 
-def _job_alive(ref: Referee, job_id: str, started_grace: float, queues: list[Queue] | None = None,
-               overdue: bool = False) -> bool:
-    """Whether the job will still run: waiting in the queue, scheduled for a retry, or running.
+def compact_match(match_id: str) -> str:
+    """Keep of a finished match only what cannot be recomputed (service/compaction.py)."""
+    return _current_referee().compact(match_id)
 
-    ``overdue``: its time has long come, so a job still waiting in RQ's scheduled registry is
-    stuck (its scheduler died holding the queue's scheduler lock, which lasts a minute)."""
+
+def _job_alive(ref: Referee, job_id: str, started_grace: float, queues: list[Queue] | None = None) -> bool:
+    """Whether the job will still run: waiting in the queue, scheduled for a retry, or running."""
     try:
         job = Job.fetch(job_id, connection=ref.queue.connection, serializer=JSONSerializer)
     except Exception:
@@ -150,7 +152,7 @@ def _job_alive(ref: Referee, job_id: str, started_grace: float, queues: list[Que
         # a worker killed while dequeuing leaves the job "queued" but in no queue
         return any(q.get_job_position(job_id) is not None for q in queues or [ref.queue])
     if status in (JobStatus.SCHEDULED, JobStatus.DEFERRED):
-        return not overdue
+        return True
     if status == JobStatus.STARTED:
         started = job.started_at.timestamp() if job.started_at else 0
         return time.time() - started < started_grace
@@ -185,7 +187,7 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
             continue
         if match.status == Status.SCORING:
             if not _job_alive(ref, f"score_{match_id}", grace, ref.bot_queues):
-                ref.enqueue_scoring(match_id, match=match)
+                ref.send([ref.scoring_op(match_id, match)])
                 requeued += 1
         else:
             bots = ref.owed_bots(match)
@@ -197,12 +199,14 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
                 job_id = f"bot_{match_id}_{seat}_{match.version}"
                 queues = [ref.search_queue] if ref.bot_queue(match, seat) is ref.search_queue else ref.bot_queues
                 if not _job_alive(ref, job_id, grace + SEARCH_CAP_S, queues):
-                    ref.enqueue_bot_turn(match, seat, match.version)
+                    ref.send([ref.bot_turn_op(match, seat, match.version)])
                     requeued += 1
+            due = due_key(ref.settings.queue)
             for key, timer in timers.items():  # a timeout due for a while whose job was lost
                 job_id = timeout_job_id(match_id, int(key), timer["set_at"])
-                if timer["deadline"] < cutoff and not _job_alive(ref, job_id, grace, [ref.people_queue], overdue=True):
-                    ref.enqueue_timeout(match_id, int(key), timer["set_at"])
+                if (timer["deadline"] < cutoff and queue.zscore(due, job_id) is None
+                        and not _job_alive(ref, job_id, grace, [ref.people_queue])):
+                    ref.send([ref.timeout_op(match_id, int(key), timer["set_at"])])
                     requeued += 1
         queue.zadd(pending, {match_id: time.time()})
     if requeued:
@@ -237,6 +241,6 @@ def sweep_webhooks(ref: Referee) -> int:
         if retry_at is not None and float(retry_at) > time.time() - ref.settings.sweep_after:
             continue  # a failing target's retry is scheduled (and swept once it is overdue)
         if not _job_alive(ref, f"hooks_{match_id}", ref.settings.job_timeout + ref.settings.webhook_timeout):
-            ref.enqueue_webhooks(match_id, 0)
+            ref.send(ref.webhook_ops(match_id, 0))
             requeued += 1
     return requeued

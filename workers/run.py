@@ -13,7 +13,6 @@ import time
 
 import redis
 from rq import Queue, SimpleWorker
-from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 
 from service import logs, multiproc, requestid
@@ -24,31 +23,10 @@ from service.processes import catch_stop_signals, die_with_parent, fork, name_pr
 log = logging.getLogger("referee.workers")
 
 
-class Scheduler(RQScheduler):
-    """RQ's scheduler looking for due jobs every ``REFEREE_SCHEDULER_INTERVAL`` seconds.
-
-    RQ's own interval (1 s) also sets its locks' TTLs in whole seconds, so it stays 1; only the
-    sleep of RQ's loop (``RQScheduler.work``, repeated here) is shorter: RQ's default would make
-    1-2 s turn clocks fire up to a second late, on top of its whole-second scores."""
-
-    poll = 1.0
-
-    def work(self) -> None:
-        self._install_signal_handlers()
-        self.register_birth()
-        while not self._stop_requested:
-            if self.should_reacquire_locks:
-                self.acquire_locks()
-            self.heartbeat()
-            self.enqueue_scheduled_jobs()
-            time.sleep(self.poll)
-        self.stop()
-
-
 class Worker(SimpleWorker):
-    """RQ's worker with the scheduler above (it runs in the one worker that holds the queue's lock), which
-    runs each job for the request that caused it (its ``meta``'s request id: service/requestid.py), counts
-    its wait and run time (service/metrics.py) and logs a line for it (service/logs.py)."""
+    """RQ's worker, which runs each job for the request that caused it (its ``meta``'s request id:
+    service/requestid.py), counts its wait and run time (service/metrics.py) and logs a line for it
+    (service/logs.py)."""
 
     log_text = False
 
@@ -82,14 +60,6 @@ class Worker(SimpleWorker):
                 "match_id": first if isinstance(first, str) else None,
                 "wait_ms": None if wait is None else round(wait * 1000, 3), "duration_ms": round(run * 1000, 3),
                 "outcome": "ok" if ok else "failed"}, self.log_text))
-
-    def _start_scheduler(self, burst=False, logging_level="INFO", *args, **kwargs):
-        self.scheduler = Scheduler(self.queues, connection=self.connection, serializer=self.serializer,
-                                   logging_level=logging_level or "INFO")
-        self.scheduler.poll = Settings.from_env().scheduler_interval
-        self.scheduler.acquire_locks()
-        if self.scheduler.acquired_locks:
-            self.scheduler.start()
 
 
 #: how much lower the main workers run than the search workers: the main workers play the slices of
@@ -141,16 +111,21 @@ SWEEP_INTERVAL = 2.0
 
 def _spawn(index: int, count: int, search: int, nice: int = 0) -> mp.Process:
     """Child ``index``: a worker for 0..count-1, a search worker for the next ``search``, then the
-    sweeper; all read their settings (REDIS_URL, REFEREE_QUEUE_URL, ...) from the environment."""
+    sweeper and the dispatcher; all read their settings (REDIS_URL, REFEREE_QUEUE_URL, ...) from the
+    environment."""
     if index < count + search:
         is_search = index >= count
         return fork(_work, (index, is_search, os.getpid(), nice), f"referee-{'search-' * is_search}worker-{index}")
-    return fork(_sweep_forever, (SWEEP_INTERVAL, os.getpid()), "referee-sweeper")
+    if index == count + search:
+        return fork(_sweep_forever, (SWEEP_INTERVAL, os.getpid()), "referee-sweeper")
+    from workers import dispatch
+
+    return fork(dispatch.main, (os.getpid(),), "referee-dispatcher")
 
 
 def start_workers(count: int, search: int = 1, nice: int = 0) -> list[mp.Process]:
-    """``count`` workers, ``search`` search workers and one sweeper."""
-    return [_spawn(i, count, search, nice) for i in range(count + search + 1)]
+    """``count`` workers, ``search`` search workers, one sweeper and one dispatcher."""
+    return [_spawn(i, count, search, nice) for i in range(count + search + 2)]
 
 
 def replace_dead(procs: list[mp.Process], count: int, search: int = 1, nice: int = 0) -> None:

@@ -15,16 +15,17 @@ import uuid
 import pytest
 import redis
 from redis.cluster import RedisCluster
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
 from service.config import Settings
 from service.connections import connect
 from service.embedded import EmbeddedCluster, EmbeddedRedis
+from service.outbox import outbox_key
 from service.referee import Actor, Referee
 from service.store import Store
+from tests import outbox
 from tests.api import test_games_http, test_live
 from tests.conftest import ROOT, Server
+from workers.dispatch import Dispatcher
 from workers.jobs import FORGET, sweep
 
 for _module in (test_live, test_games_http):  # collected again here, where `server` is the cluster's
@@ -72,8 +73,7 @@ def local_ref(env, monkeypatch):
 
 
 def burst(ref: Referee) -> None:
-    SimpleWorker(ref.bot_queues, connection=ref.queue.connection, serializer=JSONSerializer).work(
-        burst=True, logging_level="ERROR")
+    outbox.burst(ref)
 
 
 def test_connections_follow_the_settings(local_ref, env):
@@ -100,15 +100,19 @@ def test_every_key_of_a_match_lives_on_one_node_and_the_queue_on_its_own_server(
     assert redis.Redis(port=queue.port, password=queue.password).zscore(local_ref.store.pending, m["id"]) is not None
 
 
-def test_a_job_lost_between_commit_and_enqueue_is_repaired_by_the_sweeper(local_ref, monkeypatch):
-    """The queue lives apart, so a job cannot commit with the state: a crash after the compare-and-set
-    and before the enqueue leaves the match noted as owing, and the sweeper enqueues its turn."""
+def test_a_dispatcher_dying_between_enqueue_and_emptying_the_outbox_sends_nothing_twice(local_ref, monkeypatch):
+    """The queue lives apart, so the dispatcher enqueues (marking each job sent) and then empties the outbox, in
+    two steps.  One that dies between them leaves the ops in the outbox; the next finds them marked, sends
+    nothing again, and empties it."""
+    m = local_ref.create_match("super_blatt", 2, {}, 4, [{"bot": "random"}, {"bot": "greedy"}])
+    box = outbox_key(m["id"])
+    assert len(local_ref.queue) == 0 and local_ref.store.redis.hlen(box) == 2  # the bot turn and the sweeper's note
     with monkeypatch.context() as crash:
-        crash.setattr(Store, "_enqueue", lambda self, match_id, jobs: None)  # the API process dies here
-        m = local_ref.create_match("super_blatt", 2, {}, 4, [{"bot": "random"}, {"bot": "greedy"}])
-    assert len(local_ref.queue) == 0
-    assert local_ref.store.load(m["id"]).version == 1
-    assert sweep(local_ref, older_than=0) == 1
+        crash.setattr(Store, "taken", lambda *args, **kwargs: None)  # the dispatcher dies here
+        assert Dispatcher(local_ref).round() == 2
+    assert len(local_ref.queue) == 1 and local_ref.store.redis.hlen(box) == 2
+    assert Dispatcher(local_ref).round() == 1  # only the note again (idempotent); the job was marked as sent
+    assert len(local_ref.queue) == 1 and not local_ref.store.redis.exists(box)
     burst(local_ref)
     match = local_ref.store.load(m["id"])
     assert match.status == "finished" and match.result["winners"]

@@ -4,23 +4,24 @@ real Redis); jobs run in a burst worker on a queue of the test's own."""
 from __future__ import annotations
 
 import json
-import math
 import random
 import threading
 import time
 
 import pytest
 from rq.job import Job
-from rq.registry import ScheduledJobRegistry
 
 from clients.cli import main as cli
+from service import outbox as outbox_keys
 from service.games import GAMES
 from service.games.base import concretize
 from service.problems import Problem
 from service.record import replay
 from service.referee import Actor
+from tests import outbox
 from tests.workers import test_jobs
 from tests.workers.test_jobs import burst
+from workers import jobs
 
 isolated = test_jobs.isolated  # a referee on a queue of its own
 
@@ -107,13 +108,16 @@ def test_views_show_each_deadline_with_the_server_time(isolated):
     assert abs(view["now"] - t) < 1 and view["on_timeout"] == "bot" and view["bot"] == "random"
     assert view["seats"][1] == {"seat": 1, "deadline": None, "remaining": None}
     assert abs(view["seats"][0]["deadline"] - (t + 30)) < 1 and 29 < view["seats"][0]["remaining"] <= 30
-    # the timeout job was scheduled in the same commit, for the deadline rounded up to RQ's whole seconds
-    key = ScheduledJobRegistry(queue=ref.people_queue).key
-    assert client.zscore(key, f"timeout_{m['id']}_0_1") == math.ceil(view["seats"][0]["deadline"])
-    # a move stops the timer: the commit removes its timeout job, which would find nothing owed
+    # the timeout job was owed by the same commit, and the dispatcher keeps it until its deadline
+    key, job_id = outbox_keys.due_key(ref.settings.queue), f"timeout_{m['id']}_0_1"
+    assert client.hexists(outbox_keys.outbox_key(m["id"]), job_id)
+    outbox.dispatch(ref)
+    assert client.zscore(key, job_id) == view["seats"][0]["deadline"]
+    # a move stops the timer: the commit voids its timeout job, which would find nothing owed
     ref.apply_move(m["id"], Actor.of(m["seats"][0]["token"]), {"type": "take", "column": 0})
-    assert client.zscore(key, f"timeout_{m['id']}_0_1") is None
-    assert not client.exists(Job.key_for(f"timeout_{m['id']}_0_1"))
+    outbox.dispatch(ref)
+    assert client.zscore(key, job_id) is None
+    assert not client.exists(Job.key_for(job_id))
 
     # a simultaneous decision: every seat that owes it has its own deadline, kept while others move
     pp = ref.create_match("picture_perfect", 3, {}, 2, [{"name": n} for n in "abc"],
@@ -186,8 +190,11 @@ def test_a_timeout_and_a_move_at_the_same_instant_exactly_one_happens(isolated):
     assert len(ref.store.events(mid, 0)) > 0 and outcomes  # both orders are fine; each ran to one outcome
 
 
-def test_forfeit_zombie_to_the_end_ranks_last_then_record_replay_and_rematch(isolated, tmp_path, capsys):
+def test_forfeit_zombie_to_the_end_ranks_last_then_record_replay_and_rematch(isolated, tmp_path, capsys,
+                                                                             monkeypatch):
     ref, client = isolated
+    # bob is played by hand, between bursts of the worker: his clock runs out in none of them
+    monkeypatch.setattr(jobs, "clock_timeout", lambda *args: "not here")
     m = ref.create_match("super_blatt", 3, {"first_seat": 0}, 5, [{"name": "ann"}, {"name": "bob"}, {"bot": "random"}],
                          {"move_seconds": 0.05, "on_timeout": "forfeit"})
     mid = m["id"]

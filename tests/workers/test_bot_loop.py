@@ -19,6 +19,7 @@ from service.games import GAMES
 from service.games.base import concretize
 from service.record import replay
 from service.referee import Actor, Referee
+from tests import outbox
 from workers import jobs
 from workers.jobs import sweep
 
@@ -52,10 +53,8 @@ class CountingWorker(SimpleWorker):
 
 
 def burst(ref: Referee, client) -> int:
-    """Run the bot queues' jobs until none is left; how many jobs ran."""
-    worker = CountingWorker(ref.bot_queues, connection=client, serializer=JSONSerializer)
-    worker.work(burst=True, logging_level="ERROR")
-    return worker.ran
+    """Dispatch and run the bot queues' jobs until none is left; how many jobs ran."""
+    return outbox.burst(ref, client, CountingWorker)
 
 
 def moves_of(ref: Referee, match_id: str) -> list[dict]:
@@ -65,6 +64,7 @@ def moves_of(ref: Referee, match_id: str) -> list[dict]:
 def test_one_job_plays_a_whole_all_bot_match_and_scores_it(make_ref):
     ref, client = make_ref(slice_ms=60_000)
     m = ref.create_match("super_blatt", 2, {}, 31, [{"bot": "greedy"}, {"bot": "random"}])
+    outbox.dispatch(ref)
     assert len(ref.queue) == 1 and len(ref.people_queue) == 0  # an all-bot match: the main queue
     assert burst(ref, client) == 1, "one job played every move and the scoring"
     match = ref.store.load(m["id"])
@@ -97,6 +97,7 @@ def test_the_loop_yields_to_a_person_and_their_move_calls_it_back(make_ref):
         assert 0 in game.to_act(match.state), "the bots play until ann is to act"
         assert len(ref.people_queue) == len(ref.queue) == 0, "nothing is owed while ann thinks"
         ref.apply_move(m["id"], Actor.of(ann), concretize(game.legal_moves(match.state, 0)[0], random.Random(1)))
+        outbox.dispatch(ref)
         assert len(ref.people_queue) == (1 if ref.owed_bots(ref.store.load(m["id"])) else 0), \
             "a match with a person: its bot turns go to the people's queue"
 
@@ -134,6 +135,7 @@ def _play_and_die(redis_url: str, queue: str, after: int) -> None:
 def test_a_worker_killed_mid_loop_loses_nothing_and_plays_nothing_twice(make_ref, redis_url):
     ref, client = make_ref()
     m = ref.create_match("super_blatt", 2, {}, 35, [{"bot": "greedy"}, {"bot": "random"}])
+    outbox.dispatch(ref)
     child = mp.get_context("fork").Process(target=_play_and_die, args=(redis_url, ref.settings.queue, 12))
     child.start()
     child.join(30)

@@ -11,12 +11,13 @@ import uuid
 
 import pytest
 import redis
-from rq import Queue, SimpleWorker
+from rq import Queue
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
 from service.referee import Actor, Referee
 from service.store import match_key
+from tests import outbox
 from tests.conftest import ROOT, wait_for
 from workers.jobs import sweep
 
@@ -34,17 +35,17 @@ def isolated(redis_url, monkeypatch):
 
 
 def burst(ref: Referee, client) -> None:
-    SimpleWorker(ref.bot_queues, connection=client, serializer=JSONSerializer).work(burst=True,
-                                                                                      logging_level="ERROR")
+    outbox.burst(ref, client)
 
 
 def test_duplicate_bot_jobs_collapse_into_one_move(isolated):
     ref, client = isolated
     m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 7, [{"name": "ann"}, {"bot": "greedy"}])
+    outbox.dispatch(ref)
     assert ref.store.load(m["id"]).version == 1 and len(ref.people_queue) == 1 and len(ref.queue) == 0
     for _ in range(3):  # the same (match, seat, version) enqueued again, e.g. by a sweeper on another host
-        ref.enqueue_bot_turn(ref.store.load(m["id"]), 1, 1)
-    ref.enqueue_bot_turn(ref.store.load(m["id"]), 1, 0)  # and a stale one
+        ref.send([ref.bot_turn_op(ref.store.load(m["id"]), 1, 1)])
+    ref.send([ref.bot_turn_op(ref.store.load(m["id"]), 1, 0)])  # and a stale one
     burst(ref, client)
     match = ref.store.load(m["id"])
     assert match.version == 2, "the bot moved exactly once"
@@ -54,6 +55,7 @@ def test_duplicate_bot_jobs_collapse_into_one_move(isolated):
 def test_sweeper_requeues_a_lost_bot_turn_and_the_match_finishes(isolated):
     ref, client = isolated
     m = ref.create_match("super_blatt", 2, {}, 8, [{"bot": "random"}, {"bot": "greedy"}])
+    outbox.dispatch(ref)
     job_ids = ref.queue.get_job_ids()
     assert len(job_ids) == 1
     ref.queue.empty()  # a worker took the job and died: it is gone
@@ -69,6 +71,7 @@ def test_sweeper_requeues_a_lost_bot_turn_and_the_match_finishes(isolated):
 def test_sweeper_requeues_a_turn_stranded_as_queued_by_a_worker_killed_while_dequeuing(isolated):
     ref, client = isolated
     m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 13, [{"name": "ann"}, {"bot": "greedy"}])
+    outbox.dispatch(ref)
     (job_id,) = ref.people_queue.get_job_ids()
     client.lrem(ref.people_queue.key, 1, job_id)  # taken off the queue; its status still says "queued"
     assert ref.people_queue.fetch_job(job_id).get_status() == "queued"
@@ -90,6 +93,7 @@ def test_sweeper_requeues_lost_scoring(isolated):
         ref.apply_move(m["id"], Actor.playing(seat), game.legal_moves(match.state, seat)[0])
         match = ref.store.load(m["id"])
     assert match.status == "scoring"
+    outbox.dispatch(ref)
     ref.people_queue.empty()
     assert sweep(ref, older_than=0) == 1
     burst(ref, client)
@@ -153,11 +157,11 @@ def test_search_turns_go_to_their_own_queue_and_replay_for_a_seed(isolated):
     for _ in range(2):
         m = ref.create_match("super_blatt", 2, {"first_seat": 1}, 21, [{"name": "ann"}, {"bot": "search",
                                                                                        "iterations": 8}])
+        outbox.dispatch(ref)
         assert len(ref.queue) == 0 and len(ref.search_queue) == 1
         burst(ref, client)
         assert ref.store.load(m["id"]).version == 1, "a main-queue worker never takes a search turn"
-        SimpleWorker([ref.search_queue], connection=client, serializer=JSONSerializer).work(
-            burst=True, logging_level="ERROR")
+        outbox.burst(ref, client, queues=[ref.search_queue])
         assert ref.store.load(m["id"]).version >= 2  # (an EXTRA is a second decision of the same turn)
         played.append([e["data"] for e in ref.store.events(m["id"], 0) if e["type"] == "moved"])
     assert played[0] == played[1] and played[0][0]["seat"] == 1
@@ -176,7 +180,7 @@ def test_a_long_search_does_not_hold_up_other_matches(redis_url):
     finally:
         del os.environ["REFEREE_QUEUE"]
     try:
-        wait_for(lambda: len(subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True).stdout.split()) == 3,
+        wait_for(lambda: len(subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True).stdout.split()) == 4,
                  timeout=10)
         time.sleep(1)  # the workers are listening
         slow = ref.create_match("super_blatt", 2, {"first_seat": 1}, 22,

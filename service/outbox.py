@@ -1,0 +1,164 @@
+"""What a commit owes after it (a bot turn, a scoring, a clock's deadline), written with the commit.
+
+The store's one compare-and-set (service/store.py) writes a match's state, its events and the
+operations the commit owes into the match's outbox, all in the match's slot, in one step: a
+move and its jobs commit together or not at all.  The dispatcher (workers/dispatch.py) then moves
+each operation to RQ and deletes it from the outbox, so a crash between the two leaves the
+operation in the outbox to be moved again, never lost.
+
+Keys (the match's own carry its hash tag; the others are global by nature, and say why):
+
+- ``ref:{m:<id>}:outbox``   hash, op id -> op (JSON); deleted op by op as they are dispatched
+- ``ref:outbox:<queue>``    zset of the matches with an outbox (by time): the dispatcher's index.
+  Only on a single server: on a Redis Cluster a key outside the match's slot cannot be written by
+  its script, and the dispatcher finds outboxes by scanning the primaries instead
+- channel ``ref:outbox:<queue>``: a commit that fills an outbox publishes its match id there, which
+  wakes the dispatcher at once (pub/sub reaches every node of a cluster)
+- ``ref:due:<queue>`` zset (job id -> when) and ``ref:due:<queue>:jobs`` hash (job id -> op), on
+  RQ's server: the operations due later (turn clock timeouts, compaction), polled by the dispatcher
+  every ``REFEREE_DISPATCH_INTERVAL`` (RQ's own scheduler counts whole seconds)
+- ``ref:sent:<job id>`` (RQ's server, only when it lives apart from the store): a job already handed
+  to RQ, so a dispatcher that died before emptying the outbox does not hand it over twice
+
+An op is a small dict; its ``kind`` says what sending it does (``SENDERS``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+from rq import Queue, Retry
+
+#: how long RQ keeps a failed job (seconds): long enough to look at, short enough not to pile up
+FAILURE_TTL = 24 * 3600
+#: how long a ``sent`` mark stays: far longer than a dispatcher takes to restart and finish its round
+SENT_TTL = 600
+
+
+def outbox_key(match_id: str) -> str:
+    return f"ref:{{m:{match_id}}}:outbox"
+
+
+def index_key(queue: str) -> str:
+    return f"ref:outbox:{queue}"
+
+
+def channel(queue: str) -> str:
+    return f"ref:outbox:{queue}"
+
+
+def due_key(queue: str) -> str:
+    return f"ref:due:{queue}"
+
+
+def due_jobs_key(queue: str) -> str:
+    return f"ref:due:{queue}:jobs"
+
+
+def sent_key(job_id: str) -> str:
+    return f"ref:sent:{job_id}"
+
+
+# -- the operations a commit can owe ------------------------------------------------------------
+def job(func: str, args: list, job_id: str, queue: str, timeout: int, rid: str | None = None,
+        at: float | None = None) -> tuple[str, dict]:
+    """An RQ job, now or (``at``) once that time has come; ``rid``: the request that caused it."""
+    op: dict[str, Any] = {"kind": "job", "func": func, "args": list(args), "id": job_id, "queue": queue,
+                          "timeout": timeout}
+    if rid is not None:
+        op["rid"] = rid
+    if at is not None:
+        op["at"] = at
+    return job_id, op
+
+
+def void(job_id: str) -> tuple[str, dict]:
+    """A job due later that is no longer owed (a turn clock stopped in time)."""
+    return f"void:{job_id}", {"kind": "void", "id": job_id}
+
+
+def note(key: str, member: str, score: float, mode: str = "set", trim_before: float | None = None) -> tuple[str, dict]:
+    """A member of a global sorted set (``mode``: set, ``gt`` or ``nx``), older members trimmed on request."""
+    op: dict[str, Any] = {"kind": "note", "key": key, "member": member, "score": score, "mode": mode}
+    if trim_before is not None:
+        op["trim_before"] = trim_before
+    return f"note:{key}:{member}", op
+
+
+def encode(ops: dict[str, dict]) -> list[bytes]:
+    """The outbox fields of a commit: op id, op, ... (for the compare-and-set's arguments)."""
+    out: list[bytes] = []
+    for op_id, op in ops.items():
+        out += [op_id.encode(), orjson.dumps(op)]
+    return out
+
+
+# -- sending operations to RQ's server ----------------------------------------------------------
+class Sender:
+    """Hands operations to RQ's server on a transaction (redis-py's pipeline, RQ's public ``enqueue_call``
+    with ``pipeline=``): one round trip for a whole batch, all of it or nothing."""
+
+    def __init__(self, connection, queue: str, queues: dict[str, Queue], retries: int = 3) -> None:
+        self.connection = connection
+        self.queues = queues
+        self.due = due_key(queue)
+        self.due_jobs = due_jobs_key(queue)
+        self.retry = Retry(max=retries, interval=[1, 2, 4][:retries])
+
+    def send(self, pipe, op: dict, now: float) -> None:
+        """Queue ``op`` on ``pipe`` (a begun transaction on RQ's server)."""
+        kind = op["kind"]
+        if kind == "job":
+            if op.get("at") is not None and op["at"] > now:
+                pipe.zadd(self.due, {op["id"]: op["at"]})
+                pipe.hset(self.due_jobs, op["id"], orjson.dumps(op))
+                return
+            self.enqueue(pipe, op)
+        elif kind == "void":
+            pipe.zrem(self.due, op["id"])
+            pipe.hdel(self.due_jobs, op["id"])
+        elif kind == "note":
+            mode = op["mode"]
+            pipe.zadd(op["key"], {op["member"]: op["score"]}, gt=mode == "gt", nx=mode == "nx")
+            if op.get("trim_before") is not None:
+                pipe.zremrangebyscore(op["key"], "-inf", op["trim_before"])
+        else:
+            raise ValueError(f"unknown op kind {kind!r}")
+
+    def enqueue(self, pipe, op: dict) -> None:
+        """The job itself: short timeout, retries with backoff, no result kept (nobody reads it, and a finished
+        job then leaves no key behind); its id collapses duplicates; its meta carries the request id."""
+        meta = {"request_id": op["rid"]} if op.get("rid") else None
+        self.queues[op["queue"]].enqueue_call(op["func"], args=tuple(op["args"]), job_id=op["id"],
+                                              timeout=op["timeout"], result_ttl=0, failure_ttl=FAILURE_TTL,
+                                              retry=self.retry, meta=meta, pipeline=pipe)
+
+    def send_now(self, ops: list[dict]) -> None:
+        """Operations owed outside any commit (the sweeper's repairs, a failed job's hand-over), at once."""
+        if not ops:
+            return
+        now = time.time()
+        with self.connection.pipeline() as pipe:
+            pipe.multi()
+            for op in ops:
+                self.send(pipe, op, now)
+            pipe.execute()
+
+    def take_due(self, now: float, count: int = 500) -> int:
+        """Enqueue the jobs whose time has come; returns how many.  One transaction moves them from the due
+        set to their queues, so a crash leaves each either due or enqueued."""
+        ids = self.connection.zrangebyscore(self.due, "-inf", now, start=0, num=count)
+        if not ids:
+            return 0
+        specs = self.connection.hmget(self.due_jobs, ids)
+        with self.connection.pipeline() as pipe:
+            pipe.multi()
+            for spec in specs:
+                if spec is not None:
+                    self.enqueue(pipe, orjson.loads(spec))
+            pipe.zrem(self.due, *ids)
+            pipe.hdel(self.due_jobs, *ids)
+            pipe.execute()
+        return len(ids)

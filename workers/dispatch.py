@@ -1,0 +1,180 @@
+"""The dispatcher: moves what commits owe from the matches' outboxes to RQ, and due jobs to their queues.
+
+A commit writes its jobs into its match's outbox in the same compare-and-set as the move
+(service/store.py, service/outbox.py).  The dispatcher wakes on the outbox channel (or every
+``REFEREE_DISPATCH_INTERVAL`` seconds), reads the outboxes of the matches named in the index (on a
+Redis Cluster: found by scanning the primaries every ``SCAN_EVERY`` seconds, and named on the
+channel), hands their ops to RQ's server in one transaction, then deletes the ops it sent.  It also
+enqueues the jobs whose time has come (turn clock timeouts, compactions).
+
+One dispatcher works at a time per queue: each host runs one, and a lease on RQ's server (renewed
+every round) picks which; a dispatcher killed or stopped loses its lease within ``LEASE_S`` and
+another takes over.  What is in flight when it dies:
+
+- on one server, the ops' jobs and the outbox's emptying are one transaction: all or nothing;
+- with RQ's server apart, each job sent is marked (``ref:sent:<job id>``) in the transaction that
+  enqueues it, so the next dispatcher deletes it from the outbox without sending it again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import time
+
+import orjson
+import redis
+from redis.cluster import RedisCluster
+
+from service.outbox import SENT_TTL, outbox_key, sent_key
+from service.referee import Referee
+
+log = logging.getLogger("referee.dispatch")
+
+#: seconds a dispatcher's lease lasts without renewal (another host's dispatcher takes over after it)
+LEASE_S = 3.0
+#: seconds between two scans of a cluster's primaries for outboxes nobody named on the channel
+SCAN_EVERY = 2.0
+#: outboxes moved per transaction
+BATCH = 200
+
+RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) and 1 or 0
+"""
+
+
+class Dispatcher:
+    def __init__(self, ref: Referee) -> None:
+        self.ref = ref
+        self.store = ref.store
+        self.queue = ref.queue.connection
+        self.apart = ref.settings.queue_apart
+        self.lease_key = f"ref:dispatcher:{ref.settings.queue}"
+        self.token = secrets.token_hex(8)
+        self._renew = self.queue.register_script(RENEW)
+        self.named: set[str] = set()
+        self.scanned_at = 0.0
+
+    def holds_lease(self) -> bool:
+        return bool(self._renew(keys=[self.lease_key], args=[self.token, int(LEASE_S * 1000)]))
+
+    def release(self) -> None:
+        if self.queue.get(self.lease_key) == self.token.encode():
+            self.queue.delete(self.lease_key)
+
+    def pending_outboxes(self) -> list[str]:
+        """The matches whose outbox may hold ops: the index (one server) or a scan (cluster), and the named."""
+        ids = set(self.named)
+        self.named.clear()
+        if self.store.index is not None:
+            ids.update(m.decode() for m in self.store.redis.zrange(self.store.index, 0, BATCH * 5 - 1))
+        elif time.monotonic() - self.scanned_at >= SCAN_EVERY:
+            self.scanned_at = time.monotonic()
+            client: RedisCluster = self.store.client
+            for key in client.scan_iter(match="ref:{m:*}:outbox", count=1000, target_nodes=RedisCluster.PRIMARIES):
+                ids.add(key.decode()[len("ref:{m:"):-len("}:outbox")])
+        return sorted(ids)
+
+    def move(self, match_ids: list[str]) -> int:
+        """Hand the ops of these matches' outboxes to RQ's server; returns how many were sent."""
+        sent = 0
+        for start in range(0, len(match_ids), BATCH):
+            sent += self._move_batch(match_ids[start:start + BATCH])
+        return sent
+
+    def _move_batch(self, match_ids: list[str]) -> int:
+        read = self.store.redis.pipeline(transaction=False)
+        for match_id in match_ids:
+            read.hgetall(outbox_key(match_id))
+        outboxes = [(m, box) for m, box in zip(match_ids, read.execute(), strict=True) if box]
+        if not outboxes:
+            for match_id in match_ids:  # an index entry whose outbox is already empty
+                self.store.taken(match_id, [b"-"])
+            return 0
+        marked: set[bytes] = set()
+        if self.apart:  # jobs a dead dispatcher already sent: only their outbox entries are left to delete
+            jobs = [op_id for _, box in outboxes for op_id in box if not op_id.startswith((b"void:", b"note:"))]
+            if jobs:
+                marks = self.queue.mget([sent_key(j.decode()) for j in jobs])
+                marked = {j for j, mark in zip(jobs, marks, strict=True) if mark is not None}
+        now = time.time()
+        sender = self.ref.sender
+        with self.queue.pipeline() as pipe:
+            pipe.multi()
+            count = 0
+            for _match_id, box in outboxes:
+                for op_id, raw in box.items():
+                    if op_id in marked:
+                        continue
+                    op = orjson.loads(raw)
+                    sender.send(pipe, op, now)
+                    count += 1
+                    if self.apart and op["kind"] == "job":
+                        pipe.set(sent_key(op["id"]), 1, ex=SENT_TTL)
+            if not self.apart:  # one server: the outboxes empty in the same transaction
+                for match_id, box in outboxes:
+                    self.store.taken(match_id, list(box), pipe)
+            pipe.execute()
+        if self.apart:
+            for match_id, box in outboxes:
+                self.store.taken(match_id, list(box))
+        return count
+
+    def round(self) -> int:
+        """One round: the outboxes, then the jobs whose time has come.  Returns how many ops and jobs it moved."""
+        moved = self.move(self.pending_outboxes())
+        return moved + self.ref.sender.take_due(time.time())
+
+
+def run(ref: Referee, stop=lambda: False) -> None:
+    """Dispatch until ``stop()``: wake on the outbox channel, or every ``dispatch_interval`` for the due jobs."""
+    interval = ref.settings.dispatch_interval
+    dispatcher = Dispatcher(ref)
+    pubsub = None
+    try:
+        while not stop():
+            try:
+                if not dispatcher.holds_lease():
+                    if pubsub is not None:
+                        pubsub.close()
+                        pubsub = None
+                    time.sleep(LEASE_S / 3)
+                    continue
+                if pubsub is None:
+                    pubsub = ref.store.client.pubsub(ignore_subscribe_messages=True)
+                    pubsub.subscribe(ref.store.channel)
+                dispatcher.round()
+                deadline = time.monotonic() + interval
+                while (left := deadline - time.monotonic()) > 0:
+                    message = pubsub.get_message(timeout=left)
+                    if message is not None and message["type"] == "message":
+                        dispatcher.named.add(message["data"].decode())
+                        break
+            except redis.RedisError as exc:
+                log.warning("dispatcher: %s", exc)
+                if pubsub is not None:
+                    pubsub.close()
+                    pubsub = None
+                time.sleep(interval)
+    finally:
+        if pubsub is not None:
+            pubsub.close()
+        dispatcher.release()
+
+
+def main(parent: int | None = None) -> None:
+    """The dispatcher process of a worker host (workers/run.py)."""
+    from service.config import Settings
+    from service.connections import connect
+    from service.processes import catch_stop_signals, die_with_parent, name_process, stop_requested
+
+    if parent is not None:
+        die_with_parent(parent)
+    name_process("referee-dispatcher")
+    catch_stop_signals()
+    settings = Settings.from_env()
+    store, queue = connect(settings)
+    log.info("dispatcher %d started", os.getpid())
+    run(Referee(store, settings, queue), stop_requested)
