@@ -4,8 +4,9 @@
 ``bots``   the win-rate matrix: per table size, one seat of a bot against another kind in every
            other seat, seats rotating (random / greedy / search, the search bot on an iteration
            budget), with 95 % confidence intervals and decision-time percentiles.
-``memory`` plays full matches through the referee into Redis (REDIS_URL, or an embedded server)
-           and prints the memory a finished match takes there, events included.
+``memory`` plays full matches of random bots through the referee, its dispatcher and a worker into
+           Redis (REDIS_URL, or an embedded server) and prints what a finished match takes there (all
+           its keys, RQ's bookkeeping included: ``used_memory`` before and after), whole and compacted.
 ``watchers`` (clients/watchers.py) runs the load generator with and without thousands of idle
            event streams and long-polls on a ``referee serve`` of its own.
 ``digest`` plays thousands of seeded random games per configuration and prints a SHA-256 of
@@ -230,34 +231,57 @@ def redis_url() -> Iterator[str]:
 
 
 def bench_memory(game, matches: int, seed: int) -> None:
+    """What a finished match of random bots costs the store, all its keys and RQ's bookkeeping for it
+    included: Valkey's ``used_memory`` before and after ``matches`` of them, per match, as they finished
+    (kept whole for ``REFEREE_COMPACT_AFTER``) and once compacted."""
+    from service import outbox
+    from service.embedded import EmbeddedRedis
     from service.referee import Referee
-    from service.store import events_key, match_key
+    from service.store import match_key
+    from workers.dispatch import until_idle
+    from workers.jobs import sweep
 
-    with redis_url() as url:
-        settings = dataclasses.replace(Settings.from_env(), redis_url=url)
+    # a server of its own: used_memory measures only these matches; the jobs read the same settings
+    os.environ.update(REFEREE_QUEUE=f"bench-{os.getpid()}", REFEREE_COMPACT_AFTER="3600")
+    embedded = EmbeddedRedis(tempfile.mkdtemp(prefix="referee-bench-"), persist=False)
+    try:
+        settings = dataclasses.replace(Settings.from_env(), redis_url=embedded.start())
         client, queue = connect(settings)
         ref = Referee(client, settings, queue)
         for players in range(game.min_players, game.max_players + 1):
-            sizes, events = [], []
-            rng = random.Random(seed)
-            for i in range(matches):
-                m = ref.create_match(game.name, players, {}, seed + i, [{"name": f"p{s}"} for s in range(players)])
-                match = ref.store.load(m["id"])
-                while match.status == "active":
-                    seat = game.to_act(match.state)[0]
-                    move = concretize(rng.choice(game.legal_moves(match.state, seat)), rng)
-                    ref.apply_move(m["id"], Actor.playing(seat), move)
-                    match = ref.store.load(m["id"])
-                ref.score(m["id"])
-                sizes.append(sum(client.memory_usage(k, samples=0) or 0
-                                 for k in (match_key(m["id"]), events_key(m["id"]))))
-                events.append(client.xlen(events_key(m["id"])))
-                client.delete(match_key(m["id"]), events_key(m["id"]))
-            for queue in ref.bot_queues:
-                queue.empty()
-            print(f"{game.name:16} players={players}: finished match in Redis mean "
-                  f"{statistics.fmean(sizes) / 1024:.1f} KB, max {max(sizes) / 1024:.1f} KB "
-                  f"({statistics.fmean(events):.0f} events; {matches} matches)")
+            def used() -> int:
+                client.execute_command("MEMORY", "PURGE")
+                return client.info("memory")["used_memory"]
+
+            def play(count: int, offset: int, players: int = players) -> list[str]:
+                ids = [ref.create_match(game.name, players, {}, seed + offset + i,
+                                        [{"bot": "random"} for _ in range(players)])["id"] for i in range(count)]
+                until_idle(ref)
+                assert all(ref.store.load(i).status == "finished" for i in ids)
+                return ids
+
+            def compact_now() -> None:
+                """Their compactions come due now (as after REFEREE_COMPACT_AFTER), and the sweeper forgets them."""
+                due = outbox.due_key(settings.queue)
+                client.zadd(due, dict.fromkeys(client.zrange(due, 0, -1), 0))
+                until_idle(ref)
+                sweep(ref, older_than=0)
+
+            play(2, 10_000)  # the server's structures for such matches exist before the measure
+            compact_now()
+            before = used()
+            ids = play(matches, 0)
+            whole = used()
+            compact_now()
+            assert all(client.hexists(match_key(i), "log") for i in ids)  # (a load would refill its cache)
+            compacted = used()
+            print(f"{game.name:16} players={players}: a finished match of random bots takes "
+                  f"{(whole - before) / matches / 1024:.2f} KiB of the store as it finishes, "
+                  f"{(compacted - before) / matches / 1024:.2f} KiB compacted "
+                  f"(used_memory over {matches} matches, all keys)")
+            client.flushall()
+    finally:
+        embedded.close()
 
 
 def bench_webhooks(game, matches: int, seed: int) -> None:
@@ -571,7 +595,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.what == "rules":
             bench_rules(GAMES[name], args.seconds, args.seed)
         elif args.what == "memory":
-            bench_memory(GAMES[name], min(args.matches, 50), args.seed)
+            bench_memory(GAMES[name], min(args.matches, 40), args.seed)
         elif args.what == "webhooks":
             bench_webhooks(GAMES[name], min(args.matches, 20), args.seed)
         elif args.what == "api" and args.instructions:

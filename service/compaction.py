@@ -20,6 +20,8 @@ from service.store import Match, dumps
 
 #: the events after which the game's own events follow: the opening's deal, a move's consequences
 ANCHORS = ("match_created", "moved")
+#: in the log, the data of an event that carries the match's result (kept once, beside the log)
+RESULT = "=result"
 
 
 def _generated(game, state: dict | None, match: Match, anchor: dict) -> tuple[dict, list[dict]]:
@@ -40,6 +42,8 @@ def rebuild(match: Match) -> tuple[dict, list[dict]]:
     state: dict | None = None
     events: list[dict] = []
     for kept in match.log or []:
+        if kept["data"] == RESULT:
+            kept = {**kept, "data": match.result}
         events.append(kept)
         if kept["type"] in ANCHORS:
             state, generated = _generated(game, state, match, kept)
@@ -56,7 +60,7 @@ def compact(match: Match, events: list[dict]) -> list[dict] | None:
     try:
         while i < len(events):
             kept = events[i]
-            log.append(kept)
+            log.append({**kept, "data": RESULT} if match.result is not None and kept["data"] == match.result else kept)
             i += 1
             if kept["type"] in ANCHORS:
                 state, generated = _generated(game, state, match, kept)

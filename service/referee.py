@@ -213,7 +213,8 @@ class Referee:
             raise Problem("unknown_game", f"There is no game {name!r}; see GET /games.") from None
 
     def _load(self, match_id: str) -> Match:
-        match = self.store.load(match_id)
+        """The match for a route: a compacted one played again (or read from its cache) to be shown."""
+        match = self.store.load(match_id, replayed=True)
         if match is None:
             raise Problem("unknown_match", f"There is no match {match_id!r} (it may have expired).")
         return match
@@ -378,7 +379,7 @@ class Referee:
         log = compaction.compact(match, self.store.events(match_id, 0, count=1_000_000))
         if log is None:
             return "kept whole (its play does not rebuild it)"
-        return "compacted" if self.store.compact(match, compaction_log(log)) else "changed meanwhile"
+        return "compacted" if self.store.compact(match, compaction_log(log, match.result)) else "changed meanwhile"
 
     # -- matches ------------------------------------------------------------------------------
     def store_room(self) -> dict:

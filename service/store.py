@@ -60,13 +60,15 @@ def finished_key(queue: str) -> str:
     return f"ref:finished:{queue}"
 
 
-def compaction_log(events: list[dict]) -> bytes:
-    """A compacted match's log as stored: its kept events, compressed (they repeat their keys)."""
-    return zlib.compress(dumps(events), 9)
+def compaction_log(events: list[dict], result: dict | None) -> bytes:
+    """A compacted match's log as stored: its kept events and its result, compressed together (they repeat
+    their keys, and the result its own words)."""
+    return zlib.compress(dumps({"events": events, "result": result}), 9)
 
 
-def read_log(raw: bytes) -> list[dict]:
-    return orjson.loads(zlib.decompress(raw))
+def read_log(raw: bytes) -> tuple[list[dict], dict | None]:
+    log = orjson.loads(zlib.decompress(raw))
+    return log["events"], log["result"]
 
 
 def state_key(match_id: str) -> str:
@@ -159,6 +161,9 @@ class Match:
     @classmethod
     def from_raw(cls, match_id: str, raw: list) -> Match:
         game, status, version, state, meta, auth, seq, result, log = raw
+        if log is not None:  # compacted: the result is kept in the log
+            log, kept = read_log(log)
+            result = dumps(kept) if kept is not None else None
         return cls(
             id=match_id,
             game=game.decode(),
@@ -169,7 +174,7 @@ class Match:
             auth=orjson.loads(auth),
             seq=int(seq),
             result=orjson.loads(result) if result else None,
-            log=read_log(log) if log is not None else None,
+            log=log,
         )
 
     def emit(self, events: list[dict]) -> None:
@@ -349,12 +354,14 @@ class Store:
             return script(keys=keys, args=args, client=self.redis)
 
     # -- reading --------------------------------------------------------------------------
-    def load(self, match_id: str) -> Match | None:
+    def load(self, match_id: str, replayed: bool = False) -> Match | None:
+        """The match as stored; a compacted one has an empty state unless ``replayed`` (what a route that shows
+        it asks for: its state and events are then played again, or read from their cache)."""
         raw = self.call("HMGET", match_key(match_id), *FIELDS)
         if raw[0] is None:
             return None
         match = Match.from_raw(match_id, raw)
-        if match.log is not None:
+        if replayed and match.log is not None:
             match.state = self._rebuilt(match)
         return match
 
@@ -536,7 +543,7 @@ class Store:
     def compact(self, match: Match, log: bytes) -> bool:
         """Keep of a finished match only what cannot be recomputed (service/compaction.py): the events and
         the state go, the log of what the referee decided stays.  The version stays (nothing happened)."""
-        return self._cas(match, {}, None, fields={"log": log}, deleted=["state"], flags="Dk")
+        return self._cas(match, {}, None, fields={"log": log}, deleted=["state", "result"], flags="Dk")
 
     def _cas(self, match: Match, ops: dict[str, dict], idem: tuple[str, str] | None, new: bool = False,
              fields: dict | None = None, deleted: list[str] | None = None, flags: str = "") -> bool:
@@ -579,12 +586,12 @@ class Store:
         fields: dict[str, Any] = {"status": match.status, "version": version, "seq": match.seq}
         if match.log is None:
             fields["state"] = dumps(match.state)
+            if match.result is not None:
+                fields["result"] = dumps(match.result)
         else:  # a compacted match (a rematch after it): its log grows by what the referee decided now
-            fields["log"] = compaction_log(match.log + match.new_events)
+            fields["log"] = compaction_log(match.log + match.new_events, match.result)
         if full:
             fields.update(game=match.game, meta=dumps(match.meta), auth=dumps(match.auth))
-        if match.result is not None:
-            fields["result"] = dumps(match.result)
         return fields
 
     def _ttl(self, match: Match) -> int:

@@ -4,10 +4,9 @@ run the jobs in a burst worker."""
 from __future__ import annotations
 
 from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
 from service.referee import Referee
-from workers.dispatch import Dispatcher
+from workers.dispatch import Dispatcher, until_idle
 
 
 def dispatch(ref: Referee) -> int:
@@ -19,14 +18,6 @@ def dispatch(ref: Referee) -> int:
 
 
 def burst(ref: Referee, client=None, worker: type[SimpleWorker] = SimpleWorker, queues=None) -> int:
-    """Dispatch, run the bot queues' jobs until none is left, and again while jobs owe more; how many jobs ran
-    (for a ``worker`` class that counts them in ``ran``, else how many bursts did work)."""
-    ran = 0
-    while True:
-        dispatch(ref)
-        w = worker(queues or ref.bot_queues, connection=client or ref.queue.connection, serializer=JSONSerializer)
-        before = sum(len(q) for q in w.queues)
-        if not before:
-            return ran
-        w.work(burst=True, logging_level="ERROR")
-        ran += getattr(w, "ran", 1)
+    """Dispatch, and run the jobs until nothing is owed now; how many jobs ran (for a ``worker`` class that
+    counts them in ``ran``, else how many bursts did work).  ``client``: the queue's (the referee's own)."""
+    return until_idle(ref, worker, queues)

@@ -128,6 +128,26 @@ class Dispatcher:
         return moved + self.ref.sender.take_due(time.time())
 
 
+def until_idle(ref: Referee, worker=None, queues=None) -> int:
+    """Dispatch and run the owed jobs in this process until nothing is owed now: what a benchmark or a test
+    that drives a referee in-process does instead of running a dispatcher and workers.  Returns how many
+    bursts of ``worker`` (an RQ worker class; a class counting its jobs in ``ran`` makes it how many jobs)
+    did work."""
+    from rq import SimpleWorker
+    from rq.serializers import JSONSerializer
+
+    worker = worker or SimpleWorker
+    dispatcher, ran = Dispatcher(ref), 0
+    while True:
+        while dispatcher.round():
+            pass
+        w = worker(queues or ref.bot_queues, connection=ref.queue.connection, serializer=JSONSerializer)
+        if not sum(len(q) for q in w.queues):
+            return ran
+        w.work(burst=True, logging_level="ERROR")
+        ran += getattr(w, "ran", 1)
+
+
 def run(ref: Referee, stop=lambda: False) -> None:
     """Dispatch until ``stop()``: wake on the outbox channel, or every ``dispatch_interval`` for the due jobs."""
     interval = ref.settings.dispatch_interval
