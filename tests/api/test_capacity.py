@@ -9,8 +9,6 @@ import uuid
 
 import pytest
 import redis
-from rq import SimpleWorker
-from rq.serializers import JSONSerializer
 
 from clients import cli
 from clients.client import Referee as HttpReferee
@@ -20,7 +18,8 @@ from service.config import Settings, machine_memory, parse_bytes
 from service.embedded import EmbeddedRedis
 from service.record import replay
 from service.referee import Referee
-from tests.conftest import Server, wait_for
+from tests import outbox
+from tests.conftest import Server
 
 
 @pytest.fixture()
@@ -101,12 +100,9 @@ def test_export_finished_streams_the_kept_finished_matches(redis_url, monkeypatc
         ids = [ref.create_match("super_blatt", 2, {}, seed, [{"bot": "random"}, {"bot": "greedy"}])["id"]
                for seed in (41, 42)]
 
-        def finished() -> bool:
-            SimpleWorker([ref.queue], connection=client, serializer=JSONSerializer).work(
-                burst=True, logging_level="ERROR")
-            return all(ref.store.load(i).status == "finished" for i in ids)
-
-        wait_for(finished, timeout=60)
+        outbox.burst(ref, client)
+        assert all(ref.store.load(i).status == "finished" for i in ids)
+        ref.compact(ids[0])  # a compacted match is exported as it was
         out = tmp_path / "finished.jsonl"
         assert cli.main(["export", "--finished", "--output", str(out)]) == 0
         records = [json.loads(line) for line in out.read_text().splitlines()]
