@@ -146,6 +146,11 @@ class Sender:
                 self.send(pipe, op, now)
             pipe.execute()
 
+    def next_due(self) -> float | None:
+        """When the next job is due (None: none is)."""
+        first = self.connection.zrange(self.due, 0, 0, withscores=True)
+        return first[0][1] if first else None
+
     def take_due(self, now: float, count: int = 500) -> int:
         """Enqueue the jobs whose time has come; returns how many.  One transaction moves them from the due
         set to their queues, so a crash leaves each either due or enqueued."""

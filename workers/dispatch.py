@@ -149,7 +149,8 @@ def until_idle(ref: Referee, worker=None, queues=None) -> int:
 
 
 def run(ref: Referee, stop=lambda: False) -> None:
-    """Dispatch until ``stop()``: wake on the outbox channel, or every ``dispatch_interval`` for the due jobs."""
+    """Dispatch until ``stop()``: wake on the outbox channel, at the next job's time, or every
+    ``dispatch_interval`` at the latest (a cluster's scan, a lost notification)."""
     interval = ref.settings.dispatch_interval
     dispatcher = Dispatcher(ref)
     pubsub = None
@@ -166,7 +167,11 @@ def run(ref: Referee, stop=lambda: False) -> None:
                     pubsub = ref.store.client.pubsub(ignore_subscribe_messages=True)
                     pubsub.subscribe(ref.store.channel)
                 dispatcher.round()
+                # sleep until the next round: at most the interval, and never past the next job's time
                 deadline = time.monotonic() + interval
+                due = ref.sender.next_due()
+                if due is not None:
+                    deadline = min(deadline, time.monotonic() + max(0.0, due - time.time()))
                 while (left := deadline - time.monotonic()) > 0:
                     message = pubsub.get_message(timeout=left)
                     if message is not None and message["type"] == "message":
