@@ -46,7 +46,7 @@ def tree(pid: int) -> list[int]:
 
 
 def rss_by_role(pid: int) -> dict[str, float]:
-    """MB of RSS per role (the process's name; several app processes or workers: the largest one)."""
+    """MB of RSS per role (the process's title; of several app processes or workers, the largest)."""
     out: dict[str, float] = {}
     for p in tree(pid):
         try:
@@ -54,7 +54,8 @@ def rss_by_role(pid: int) -> dict[str, float]:
             rss = int(Path(f"/proc/{p}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
         except OSError:
             continue
-        name = "valkey" if "valkey" in name else name.removeprefix("referee-")
+        name = "valkey" if "valkey" in name else "serve" if name.startswith("python") else name.removeprefix("referee-")
+        name = name.rstrip("0123456789").rstrip("-")  # app-0, app-1...: the largest of them
         out[name] = max(out.get(name, 0.0), rss)
     return out
 
