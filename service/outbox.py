@@ -8,7 +8,7 @@ operation in the outbox to be moved again, never lost.
 
 Keys (the match's own carry its hash tag; the others are global by nature, and say why):
 
-- ``ref:{m:<id>}:outbox``   hash, op id -> op (JSON); deleted op by op as they are dispatched
+- ``ref:{m:<id>}:outbox:<queue>`` hash, op id -> op (JSON); deleted op by op as they are dispatched
 - ``ref:outbox:<queue>``    zset of the matches with an outbox (by time): the dispatcher's index.
   Only on a single server: on a Redis Cluster a key outside the match's slot cannot be written by
   its script, and the dispatcher finds outboxes by scanning the primaries instead
@@ -37,8 +37,9 @@ FAILURE_TTL = 24 * 3600
 SENT_TTL = 600
 
 
-def outbox_key(match_id: str) -> str:
-    return f"ref:{{m:{match_id}}}:outbox"
+def outbox_key(match_id: str, queue: str) -> str:
+    """Named by the deployment's queue too: deployments sharing a cluster scan only their own outboxes."""
+    return f"ref:{{m:{match_id}}}:outbox:{queue}"
 
 
 def index_key(queue: str) -> str:

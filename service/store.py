@@ -6,7 +6,7 @@ Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
   (service/compaction.py), ``log`` instead of ``state``
 - ``ref:{m:<id>}:events`` stream; entry ``0-<seq>`` holds one event (``to``, ``type``, ``data``, ``v``); once
   compacted, only played again for reading, for ``cache_ttl`` seconds (with ``ref:{m:<id>}:state``)
-- ``ref:{m:<id>}:outbox`` hash of what the commits owe, until the dispatcher moves it on (service/outbox.py)
+- ``ref:{m:<id>}:outbox:<queue>`` hash of what the commits owe, until the dispatcher moves it on (service/outbox.py)
 - ``ref:{m:<id>}:idem:<seat>:<key>`` the first answer to a move sent with an Idempotency-Key, and a
   digest of that request
 - ``ref:listing`` and ``ref:listing:<game>`` zsets of the listed matches, scored by creation time (µs);
@@ -305,6 +305,7 @@ class Store:
         self._local = threading.local()
         # once: RedisCluster is a Protocol, and isinstance against one costs microseconds on every command
         self.cluster = isinstance(client, RedisCluster)
+        self.outbox = outbox
         self.channel = channel(outbox)
         self.index = None if self.cluster else index_key(outbox)
 
@@ -550,7 +551,7 @@ class Store:
         if fields is None:
             fields = self._fields(match, full=new or match.meta_changed, version=match.version + (not new))
         deleted = deleted or []
-        keys = [match_key(match.id), events_key(match.id), outbox_key(match.id)]
+        keys = [match_key(match.id), events_key(match.id), outbox_key(match.id, self.outbox)]
         if idem:
             keys.append(idem[0])
             flags += "i"
@@ -576,7 +577,7 @@ class Store:
     def taken(self, match_id: str, op_ids: list[bytes], pipe=None) -> None:
         """Delete the ops of a match's outbox that were dispatched (``TAKEN``), on ``pipe`` when given (the
         dispatcher's transaction on a shared server)."""
-        keys = [outbox_key(match_id)] + ([self.index] if self.index is not None else [])
+        keys = [outbox_key(match_id, self.outbox)] + ([self.index] if self.index is not None else [])
         if pipe is None:
             self.run(self._taken_script, keys, [match_id, *op_ids])
         else:

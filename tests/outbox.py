@@ -12,6 +12,7 @@ from workers.dispatch import Dispatcher, until_idle
 def dispatch(ref: Referee) -> int:
     """Move every outbox of ``ref``'s matches (and the jobs whose time has come) to RQ; how many ops moved."""
     dispatcher, moved = Dispatcher(ref), 0
+    dispatcher.scan_every = 0.0  # no channel here: a cluster's outboxes are found by scanning, every round
     while step := dispatcher.round():
         moved += step
     return moved

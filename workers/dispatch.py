@@ -56,6 +56,7 @@ class Dispatcher:
         self._renew = self.queue.register_script(RENEW)
         self.named: set[str] = set()
         self.scanned_at = 0.0
+        self.scan_every = SCAN_EVERY
 
     def holds_lease(self) -> bool:
         return bool(self._renew(keys=[self.lease_key], args=[self.token, int(LEASE_S * 1000)]))
@@ -70,11 +71,12 @@ class Dispatcher:
         self.named.clear()
         if self.store.index is not None:
             ids.update(m.decode() for m in self.store.redis.zrange(self.store.index, 0, BATCH * 5 - 1))
-        elif time.monotonic() - self.scanned_at >= SCAN_EVERY:
+        elif time.monotonic() - self.scanned_at >= self.scan_every:
             self.scanned_at = time.monotonic()
             client: RedisCluster = self.store.client
-            for key in client.scan_iter(match="ref:{m:*}:outbox", count=1000, target_nodes=RedisCluster.PRIMARIES):
-                ids.add(key.decode()[len("ref:{m:"):-len("}:outbox")])
+            suffix = f"}}:outbox:{self.store.outbox}"
+            for key in client.scan_iter(match=f"ref:{{m:*{suffix}", count=1000, target_nodes=RedisCluster.PRIMARIES):
+                ids.add(key.decode()[len("ref:{m:"):-len(suffix)])
         return sorted(ids)
 
     def move(self, match_ids: list[str]) -> int:
@@ -87,7 +89,7 @@ class Dispatcher:
     def _move_batch(self, match_ids: list[str]) -> int:
         read = self.store.redis.pipeline(transaction=False)
         for match_id in match_ids:
-            read.hgetall(outbox_key(match_id))
+            read.hgetall(outbox_key(match_id, self.store.outbox))
         outboxes = [(m, box) for m, box in zip(match_ids, read.execute(), strict=True) if box]
         if not outboxes:
             for match_id in match_ids:  # an index entry whose outbox is already empty
@@ -138,6 +140,7 @@ def until_idle(ref: Referee, worker=None, queues=None) -> int:
 
     worker = worker or SimpleWorker
     dispatcher, ran = Dispatcher(ref), 0
+    dispatcher.scan_every = 0.0  # no channel here: a cluster's outboxes are found by scanning, every round
     while True:
         while dispatcher.round():
             pass

@@ -97,6 +97,12 @@ def test_every_key_of_a_match_lives_on_one_node_and_the_queue_on_its_own_server(
     assert len(holders) == 1, holders
     (keys,) = holders.values()
     assert len(keys) == 3 and any(b":idem:" in k for k in keys)
+    # the jobs a commit owes are written into its match's slot, by its compare-and-set: an outbox on that node
+    owing = local_ref.create_match("super_blatt", 2, {"first_seat": 1}, 5, [{"name": "bo"}, {"bot": "greedy"}])
+    holders = {node.port: sorted(redis.Redis(port=node.port, password=node.password).keys(f"ref:{{m:{owing['id']}}}*"))
+               for node in nodes.nodes}
+    (keys,) = [k for k in holders.values() if k]
+    assert outbox_key(owing["id"], local_ref.settings.queue).encode() in keys and len(keys) == 3  # hash, events, outbox
     assert redis.Redis(port=queue.port, password=queue.password).zscore(local_ref.store.pending, m["id"]) is not None
 
 
@@ -105,7 +111,7 @@ def test_a_dispatcher_dying_between_enqueue_and_emptying_the_outbox_sends_nothin
     two steps.  One that dies between them leaves the ops in the outbox; the next finds them marked, sends
     nothing again, and empties it."""
     m = local_ref.create_match("super_blatt", 2, {}, 4, [{"bot": "random"}, {"bot": "greedy"}])
-    box = outbox_key(m["id"])
+    box = outbox_key(m["id"], local_ref.settings.queue)
     assert len(local_ref.queue) == 0 and local_ref.store.redis.hlen(box) == 2  # the bot turn and the sweeper's note
     with monkeypatch.context() as crash:
         crash.setattr(Store, "taken", lambda *args, **kwargs: None)  # the dispatcher dies here

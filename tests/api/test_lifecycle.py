@@ -110,7 +110,7 @@ def test_views_show_each_deadline_with_the_server_time(isolated):
     assert abs(view["seats"][0]["deadline"] - (t + 30)) < 1 and 29 < view["seats"][0]["remaining"] <= 30
     # the timeout job was owed by the same commit, and the dispatcher keeps it until its deadline
     key, job_id = outbox_keys.due_key(ref.settings.queue), f"timeout_{m['id']}_0_1"
-    assert client.hexists(outbox_keys.outbox_key(m["id"]), job_id)
+    assert client.hexists(outbox_keys.outbox_key(m["id"], ref.settings.queue), job_id)
     outbox.dispatch(ref)
     assert client.zscore(key, job_id) == view["seats"][0]["deadline"]
     # a move stops the timer: the commit voids its timeout job, which would find nothing owed

@@ -59,6 +59,7 @@ def serve(redis_url):
 
     def start() -> Server:
         servers.append(Server(redis_url, workers=1, env=env))
+        servers[-1].queue = env["REFEREE_QUEUE"]
         return servers[-1]
 
     yield start
@@ -103,7 +104,8 @@ def test_killed_at_each_point_between_commit_and_job_nothing_is_lost_or_run_twic
     os.kill(dispatcher, signal.SIGSTOP)
     moved_at = {m["id"]: move_first_legal(url, m["id"], m["seats"][0]["token"]) for m in people}
     for m in people:
-        assert store.hexists(outbox_key(m["id"]), f"bot_{m['id']}_1_{moved_at[m['id']]}"), "owed, in the outbox"
+        owed = f"bot_{m['id']}_1_{moved_at[m['id']]}"
+        assert store.hexists(outbox_key(m["id"], server.queue), owed), "owed, in the outbox"
     time.sleep(0.5)
     assert all(version(url, m["id"]) == moved_at[m["id"]] for m in people), "no bot moved: nothing was sent"
     os.kill(dispatcher, signal.SIGKILL)
