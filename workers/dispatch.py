@@ -90,10 +90,12 @@ class Dispatcher:
         read = self.store.redis.pipeline(transaction=False)
         for match_id in match_ids:
             read.hgetall(outbox_key(match_id, self.store.outbox))
-        outboxes = [(m, box) for m, box in zip(match_ids, read.execute(), strict=True) if box]
-        if not outboxes:
-            for match_id in match_ids:  # an index entry whose outbox is already empty
+        boxes = list(zip(match_ids, read.execute(), strict=True))
+        outboxes = [(m, box) for m, box in boxes if box]
+        for match_id, box in boxes:
+            if not box and self.store.index is not None:  # an index entry whose outbox is empty (or expired)
                 self.store.taken(match_id, [b"-"])
+        if not outboxes:
             return 0
         marked: set[bytes] = set()
         if self.apart:  # jobs a dead dispatcher already sent: only their outbox entries are left to delete

@@ -22,6 +22,7 @@ import orjson
 import pytest
 import requests
 
+from clients.soak import tree
 from tests.conftest import Server
 
 pytestmark = pytest.mark.timeout(180)
@@ -44,29 +45,10 @@ def wire(redis_url):
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-def family(pid: int) -> list[int]:
-    """``pid`` and every process below it."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        todo += children.get(p, [])
-    return out
-
-
 def rss(pid: int) -> int:
     """Resident bytes of the server's processes together (the embedded store is the session's, not here)."""
     total = 0
-    for p in family(pid):
+    for p in tree(pid):
         try:
             with open(f"/proc/{p}/status") as fh:
                 total += int(fh.read().split("VmRSS:")[1].split()[0]) * 1024
@@ -77,7 +59,7 @@ def rss(pid: int) -> int:
 
 def named(pid: int, name: str) -> list[int]:
     out = []
-    for p in family(pid):
+    for p in tree(pid):
         try:
             with open(f"/proc/{p}/comm") as fh:
                 if fh.read().startswith(name):
