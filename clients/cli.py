@@ -451,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--host", default="127.0.0.1")
     a.add_argument("--port", type=int, default=8000)
     a.add_argument("--processes", type=int, default=PROCESSES, help=PROCESSES_HELP)
-    w = sub.add_parser("worker", help="run RQ workers and the sweeper against REDIS_URL")
+    w = sub.add_parser("worker", help="run RQ workers, the sweeper and the dispatcher against REDIS_URL")
     w.add_argument("--workers", type=int, default=2)
     w.add_argument("--search-workers", type=int, default=1, help=SEARCH_WORKERS_HELP)
     w.add_argument("--metrics-port", type=int, default=None,

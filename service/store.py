@@ -26,7 +26,6 @@ the outbox on (service/outbox.py).  Nothing about a match is kept in process mem
 
 from __future__ import annotations
 
-import logging
 import os
 import secrets
 import threading
@@ -46,7 +45,6 @@ from redis.exceptions import NoScriptError
 
 from service.outbox import channel, encode, index_key, outbox_key
 
-log = logging.getLogger("referee.store")
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
 
 
