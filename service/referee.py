@@ -304,8 +304,8 @@ class Referee:
             now = time.time()  # kept for `referee export --finished` as long as the match itself
             ops.update([outbox.note(self.store.finished, match.id, now, "nx", now - self.settings.finished_ttl),
                         self.compaction_op(match.id, now)])
-        if ops and (held or any(op["kind"] == "job" and op.get("at") is None for op in ops.values())):
-            # the sweeper's note: this match owes a job (the dispatcher adds it with the job)
+        if match.status in (Status.ACTIVE, Status.SCORING) and any(op["kind"] == "job" for op in ops.values()):
+            # the sweeper's note: this match owes a job, now or at a deadline (the dispatcher adds it with the job)
             ops.update([outbox.note(self.store.pending, match.id, time.time())])
         return ops
 

@@ -197,3 +197,22 @@ def test_a_long_search_does_not_hold_up_other_matches(redis_url):
         proc.wait(20)
         for q in (*ref.bot_queues, ref.search_queue):
             q.delete(delete_jobs=True)
+
+
+def test_sweeper_fires_a_lost_timeout_of_a_match_between_people(isolated):
+    """A clocked match of two people owes only its deadline: noted for the sweeper all the same, so a timeout
+    job lost with its worker is fired again, once."""
+    ref, client = isolated
+    m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 14, [{"name": "a"}, {"name": "b"}],
+                         {"move_seconds": 0.05, "on_timeout": "default"})
+    assert client.zscore(ref.store.pending, m["id"]) is None  # noted by the dispatcher, with the job
+    time.sleep(0.1)
+    outbox.dispatch(ref)  # the deadline has passed: the timeout is enqueued at once
+    assert client.zscore(ref.store.pending, m["id"]) is not None
+    assert len(ref.people_queue) == 1
+    ref.people_queue.empty()  # a worker took it and died
+    assert sweep(ref, older_than=0) == 1
+    burst(ref, client)
+    timeouts = [e["data"] for e in ref.store.events(m["id"], 0) if e["type"] == "timeout"]
+    assert timeouts[0]["seat"] == 0  # (the next seat's clock may run out in the burst too)
+    assert len({(t["seat"], t["deadline"]) for t in timeouts}) == len(timeouts), "each timer ran out once"
