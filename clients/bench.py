@@ -234,7 +234,6 @@ def bench_memory(game, matches: int, seed: int) -> None:
     """What a finished match of random bots costs the store, all its keys and RQ's bookkeeping for it
     included: Valkey's ``used_memory`` before and after ``matches`` of them, per match, as they finished
     (kept whole for ``REFEREE_COMPACT_AFTER``) and once compacted."""
-    from service import outbox
     from service.embedded import EmbeddedRedis
     from service.referee import Referee
     from service.store import match_key
@@ -262,9 +261,8 @@ def bench_memory(game, matches: int, seed: int) -> None:
 
             def compact_now() -> None:
                 """Their compactions come due now (as after REFEREE_COMPACT_AFTER), and the sweeper forgets them."""
-                due = outbox.due_key(settings.queue)
-                client.zadd(due, dict.fromkeys(client.zrange(due, 0, -1), 0))
-                until_idle(ref)
+                while ref.compact_due(float("inf")):
+                    pass
                 sweep(ref, older_than=0)
 
             play(2, 10_000)  # the server's structures for such matches exist before the measure

@@ -166,7 +166,7 @@ class StoreCollector:
             scheduled = GaugeMetricFamily("referee_queue_scheduled", "Jobs scheduled for later on each RQ queue "
                                           "(retries after a failure).", labels=["queue"])
             due = GaugeMetricFamily("referee_jobs_due_later", "Jobs the dispatcher keeps until their time "
-                                    "(turn clocks' timeouts, compactions).")
+                                    "(turn clocks' timeouts).")
             due.add_metric([], ref.queue.connection.zcard(outbox.due_key(ref.settings.queue)))
             outboxes = GaugeMetricFamily("referee_outboxes", "Matches whose outbox holds ops the dispatcher has "
                                          "not moved yet (one server only; a cluster has no index).")

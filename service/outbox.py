@@ -15,7 +15,7 @@ Keys (the match's own carry its hash tag; the others are global by nature, and s
 - channel ``ref:outbox:<queue>``: a commit that fills an outbox publishes its match id there, which
   wakes the dispatcher at once (pub/sub reaches every node of a cluster)
 - ``ref:due:<queue>`` zset (job id -> when) and ``ref:due:<queue>:jobs`` hash (job id -> op), on
-  RQ's server: the operations due later (turn clock timeouts, compaction), polled by the dispatcher
+  RQ's server: the operations due later (turn clock timeouts), polled by the dispatcher
   every ``REFEREE_DISPATCH_INTERVAL`` (RQ's own scheduler counts whole seconds)
 - ``ref:sent:<job id>`` (RQ's server, only when it lives apart from the store): a job already handed
   to RQ, so a dispatcher that died before emptying the outbox does not hand it over twice

@@ -201,6 +201,7 @@ class Referee:
         # a turn clock runs for a person: its timeouts go to the people's queue, never behind all-bot matches
         self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl, queue, pending_key(settings.queue),
                            finished_key(settings.queue), settings.queue, compaction.rebuild, settings.replay_cache_ttl)
+        self.store.compacting = f"ref:compacting:{settings.queue}"
         self.sender = outbox.Sender(queue, settings.queue,
                                     {q.name: q for q in (self.queue, self.search_queue, self.people_queue)})
 
@@ -281,7 +282,7 @@ class Referee:
 
     def owed(self, match: Match, version: int, held: bool = False) -> dict[str, dict]:
         """What the match owes at ``version`` (bot turns, its scoring, its turn clocks' deadlines, webhook
-        messages, its compaction once finished), as outbox ops (service/outbox.py) its commit writes with it.
+        messages, its note for compaction once finished), as outbox ops (service/outbox.py) its commit writes with it.
 
         ``held``: the bot-turn job making this commit plays the next bot turn (or the scoring) itself
         (``plays_on``), so no job is owed for it; the job noted the match as pending when it began,
@@ -303,7 +304,7 @@ class Referee:
         if match.status == Status.FINISHED and not match.log:
             now = time.time()  # kept for `referee export --finished` as long as the match itself
             ops.update([outbox.note(self.store.finished, match.id, now, "nx", now - self.settings.finished_ttl),
-                        self.compaction_op(match.id, now)])
+                        outbox.note(self.store.compacting, match.id, now + self.settings.compact_after, "nx")])
         if match.status in (Status.ACTIVE, Status.SCORING) and any(op["kind"] == "job" for op in ops.values()):
             # the sweeper's note: this match owes a job, now or at a deadline (the dispatcher adds it with the job)
             ops.update([outbox.note(self.store.pending, match.id, time.time())])
@@ -352,12 +353,6 @@ class Referee:
         return self._job(self.people_queue, "clock_timeout", (match_id, seat, version),
                          timeout_job_id(match_id, seat, version), at=deadline)
 
-    def compaction_op(self, match_id: str, finished: float) -> tuple[str, dict]:
-        """Compact a finished match ``REFEREE_COMPACT_AFTER`` seconds after it finished (its players read it
-        whole meanwhile)."""
-        return self._job(self.queue, "compact_match", (match_id,), f"compact_{match_id}",
-                         at=finished + self.settings.compact_after)
-
     def send(self, ops: list[tuple[str, dict]]) -> None:
         """Ops owed outside any commit (the sweeper's repairs), handed to RQ's server at once."""
         self.sender.send_now([op for _, op in ops])
@@ -380,6 +375,17 @@ class Referee:
         if log is None:
             return "kept whole (its play does not rebuild it)"
         return "compacted" if self.store.compact(match, compaction_log(log, match.result)) else "changed meanwhile"
+
+    def compact_due(self, now: float, count: int = 200) -> int:
+        """Compact the finished matches whose ``REFEREE_COMPACT_AFTER`` has passed (the sweeper's round): a batch
+        in one process, not a job each (RQ's bookkeeping of a job would cost as much as the compaction).
+        Each is dropped from the set once done, so a sweeper killed midway leaves the rest for the next."""
+        due = [m.decode() for m in self.queue.connection.zrangebyscore(self.store.compacting, "-inf", now, start=0,
+                                                                        num=count)]
+        for match_id in due:
+            self.compact(match_id)
+            self.queue.connection.zrem(self.store.compacting, match_id)
+        return len(due)
 
     # -- matches ------------------------------------------------------------------------------
     def store_room(self) -> dict:

@@ -5,7 +5,7 @@ A commit writes its jobs into its match's outbox in the same compare-and-set as 
 ``REFEREE_DISPATCH_INTERVAL`` seconds), reads the outboxes of the matches named in the index (on a
 Redis Cluster: found by scanning the primaries every ``SCAN_EVERY`` seconds, and named on the
 channel), hands their ops to RQ's server in one transaction, then deletes the ops it sent.  It also
-enqueues the jobs whose time has come (turn clock timeouts, compactions).
+enqueues the jobs whose time has come (turn clock timeouts).
 
 One dispatcher works at a time per queue: each host runs one, and a lease on RQ's server (renewed
 every round) picks which; a dispatcher killed or stopped loses its lease within ``LEASE_S`` and

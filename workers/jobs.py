@@ -136,11 +136,6 @@ def score_match(match_id: str) -> str:
     return "scored" if _current_referee().score(match_id) else "not owed"
 
 
-def compact_match(match_id: str) -> str:
-    """Keep of a finished match only what cannot be recomputed (service/compaction.py)."""
-    return _current_referee().compact(match_id)
-
-
 def _job_alive(ref: Referee, job_id: str, started_grace: float, queues: list[Queue] | None = None) -> bool:
     """Whether the job will still run: waiting in the queue, scheduled for a retry, or running."""
     try:

@@ -87,9 +87,12 @@ def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
 
 
 def _sweep_forever(interval: float, parent: int) -> None:
-    """One sweeper per host; a lock on the queue's server makes hosts take turns rather than sweep at once."""
+    """One sweeper per host; a lock on the queue's server makes hosts take turns rather than sweep at once.
+    It also compacts the finished matches that are due, for up to ``interval`` seconds a round, as batch work
+    (at the main workers' lower priority)."""
     die_with_parent(parent)
     name_process("referee-sweeper")
+    os.nice(ALL_BOT_NICE)
     from service.referee import Referee
     from workers.jobs import sweep, sweep_webhooks
 
@@ -101,6 +104,9 @@ def _sweep_forever(interval: float, parent: int) -> None:
             if queue.set(f"ref:sweeper:{settings.queue}", os.getpid(), nx=True, ex=max(int(interval), 1)):
                 sweep(ref)
                 sweep_webhooks(ref)
+                until = time.monotonic() + interval
+                while ref.compact_due(time.time()) and time.monotonic() < until:
+                    pass
         except redis.RedisError as exc:
             log.warning("sweeper: %s", exc)
         time.sleep(interval)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 
 import orjson
 import pytest
@@ -83,9 +84,9 @@ def test_a_compacted_match_answers_every_route_as_before(isolated, game, players
     assert ref.compact(m["id"]) == "compacted already"
 
 
-def test_a_match_is_compacted_by_its_due_job_and_a_rematch_still_commits(isolated, monkeypatch):  # noqa: F811
-    """Finished, it stays whole for REFEREE_COMPACT_AFTER (its players read it), then the dispatcher's due job
-    compacts it; a rematch afterwards commits on the compacted match and its event joins the log."""
+def test_a_match_is_compacted_when_due_and_a_rematch_still_commits(isolated):  # noqa: F811
+    """Finished, it stays whole for REFEREE_COMPACT_AFTER (its players read it), then the sweeper compacts it;
+    a rematch afterwards commits on the compacted match and its event joins the log."""
     ref, client = isolated
     m = ref.create_match("super_blatt", 2, {}, 7, [{"name": "ann"}, {"bot": "random"}])
     ann = m["seats"][0]["token"]
@@ -95,10 +96,11 @@ def test_a_match_is_compacted_by_its_due_job_and_a_rematch_still_commits(isolate
             ref.apply_move(m["id"], Actor.of(ann), concretize(rng.choice(ref.legal_moves(m["id"], ann)["moves"]), rng))
         outbox.burst(ref, client)
     assert client.hexists(match_key(m["id"]), "state"), "kept whole for now"
-    due = client.zscore(f"ref:due:{ref.settings.queue}", f"compact_{m['id']}")
-    assert due == pytest.approx(match.meta["created"] + ref.settings.compact_after, abs=300)
-    client.zadd(f"ref:due:{ref.settings.queue}", {f"compact_{m['id']}": 0})  # its time has come
-    outbox.burst(ref, client)
+    due = client.zscore(ref.store.compacting, m["id"])
+    assert due == pytest.approx(time.time() + ref.settings.compact_after, abs=60)
+    assert ref.compact_due(time.time()) == 0, "not yet"
+    assert ref.compact_due(due) == 1  # its time has come: the sweeper's round compacts it
+    assert client.zscore(ref.store.compacting, m["id"]) is None
     assert client.hexists(match_key(m["id"]), "log") and not client.hexists(match_key(m["id"]), "state")
     events = ref.events(m["id"], ann, 0, 10_000)["events"]
     rematch = ref.rematch(m["id"], ann)
