@@ -22,6 +22,7 @@ from tests import outbox
 from tests.workers import test_jobs
 from tests.workers.test_jobs import burst
 from workers import jobs
+from workers.dispatch import Dispatcher
 
 isolated = test_jobs.isolated  # a referee on a queue of its own
 
@@ -195,6 +196,7 @@ def test_forfeit_zombie_to_the_end_ranks_last_then_record_replay_and_rematch(iso
     ref, client = isolated
     # bob is played by hand, between bursts of the worker: his clock runs out in none of them
     monkeypatch.setattr(jobs, "clock_timeout", lambda *args: "not here")
+    monkeypatch.setattr(Dispatcher, "apply", lambda self, op: False)  # (the dispatcher hands them to the worker)
     m = ref.create_match("super_blatt", 3, {"first_seat": 0}, 5, [{"name": "ann"}, {"name": "bob"}, {"bot": "random"}],
                          {"move_seconds": 0.05, "on_timeout": "forfeit"})
     mid = m["id"]
