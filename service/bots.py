@@ -21,12 +21,15 @@ Keys of one bot, all under the hash tag ``{m:bot:<name>}`` (one Redis Cluster sl
 - ``ref:{m:bot:<name>}:challenge:<id>`` hash of one challenge, expiring ``CHALLENGE_KEEP`` s after its deadline
 
 Global keys (single-key commands, each in a slot of its own): ``ref:bots`` (zset of the names, by
-registration time) and ``ref:bot-token:<sha256>`` (a token's bot).
+registration time), ``ref:bot-token:<sha256>`` (a token's bot), ``ref:bots:playing`` (zset of the matches
+bot accounts play) and ``ref:bots:sweep`` (the lease of the sweep's chain of jobs).
 
 The referee sends a bot its turns from the same place as a match's webhook messages: a match with a bot
 account's seat (or in a tournament) is created with ``meta["webhook"]`` set, so each of its commits
 enqueues ``workers.jobs.deliver_webhooks``, which calls :func:`relay` first.  The relay is idempotent
-(a turn is sent once per version, ``match.finished`` once), so duplicated or re-run jobs send nothing twice.
+(a turn is sent once per version, ``match.finished`` once), so duplicated or re-run jobs send nothing twice;
+and every ``REFEREE_RELAY_SWEEP`` seconds a sweep relays every match bot accounts play, so a lost job
+delays a turn by that much at most.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ BOTS = "ref:bots"
 INBOX_LEN = 10_000  # events kept per bot: a stream resumed from further back misses the oldest
 CHALLENGE_KEEP = 3600  # seconds a challenge is kept after its deadline (its challenger reads the outcome)
 HOLDER = 0  # the "seat" a bot's streams count under (the bot is its inbox's only reader)
+PLAYING = "ref:bots:playing"  # zset of the matches bot accounts play, by start (the sweep's list)
+SWEEP_LEASE = "ref:bots:sweep"  # set while the sweep's chain of jobs runs
+RELAY_ROUNDS = 5
 
 # Append one event to a bot's inbox unless it was sent already: KEYS hash, events;
 # ARGV dedup field ('' for none), dedup value, type, data (JSON), maxlen.  -1: no such bot (retired).
@@ -251,6 +257,8 @@ class Bots:
     def announce(self, name: str, created: dict, seat: int, token: str, tags: dict | None = None) -> None:
         key = bot_key(name)
         self.redis.hset(key, f"seat:{created['id']}", orjson.dumps({"seat": seat, "token": token}))
+        self.redis.zadd(PLAYING, {created["id"]: time.time()})
+        ensure_sweep(self.ref)
         self.push(name, "match.started", {"match_id": created["id"], "game": created["game"], "seat": seat,
                                           "token": token, "players": len(created["seats"]),
                                           "seats": [{"seat": s["seat"], "name": s["name"]} for s in created["seats"]],
@@ -348,13 +356,42 @@ class Bots:
 
 
 def relay(ref: Referee, match_id: str) -> None:
+    """:func:`relay_once` until the match stands still: a commit that lands while it runs is relayed too
+    (its own job may be lost: RQ drops a job enqueued under the id of one still finishing)."""
+    for _ in range(RELAY_ROUNDS):
+        version = relay_once(ref, match_id)
+        if version is None or ref.store.redis.hget(match_key(match_id), "version") == str(version).encode():
+            return
+
+
+def sweep(ref: Referee) -> int:
+    """Relay every match a bot account plays (``PLAYING``): the backstop of a relay whose job was lost."""
+    ids = [raw.decode() for raw in ref.store.redis.zrange(PLAYING, 0, -1)]
+    for match_id in ids:
+        relay(ref, match_id)
+    return len(ids)
+
+
+def ensure_sweep(ref: Referee) -> None:
+    """Start the sweep's chain of jobs unless one runs (its lease is live); each sweep schedules the next
+    while bot accounts play (workers/tournaments.py ``relay_sweep``)."""
+    every = ref.settings.relay_sweep
+    if ref.store.redis.set(SWEEP_LEASE, 1, nx=True, px=int(3000 * every)):
+        from datetime import timedelta
+
+        ref.queue.enqueue_in(timedelta(seconds=every), "workers.tournaments.relay_sweep",
+                             job_id=f"relay_sweep_{time.time_ns()}", result_ttl=0)
+
+
+def relay_once(ref: Referee, match_id: str) -> int | None:
     """Send the bot accounts seated in a match what they owe or learn now: their turn (once per version),
     or the match's end; a bot that is offline at its turn has its seat played by its away bot until it comes
     back.  A match of a tournament that ended moves its tournament on.  Idempotent; run by the match's
     webhook job after each commit (workers.jobs.deliver_webhooks)."""
     match = ref.store.load(match_id)
     if match is None:
-        return
+        ref.store.redis.zrem(PLAYING, match_id)
+        return None
     seats = match.meta["seats"]
     accounts = {i: s["account"] for i, s in enumerate(seats) if s.get("account")}
     over = match.status.over
@@ -393,7 +430,10 @@ def relay(ref: Referee, match_id: str) -> None:
                                      "deadline": timer["deadline"] if timer else None},
                       f"sent:{match_id}:{seat}", match.version)
     tournament = match.meta.get("tournament")
-    if over and tournament:
-        from service.tournaments import Tournaments
+    if over:
+        ref.store.redis.zrem(PLAYING, match_id)
+        if tournament:
+            from service.tournaments import Tournaments
 
-        Tournaments(ref).advance(tournament)
+            Tournaments(ref).advance(tournament)
+    return match.version

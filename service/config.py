@@ -116,6 +116,9 @@ class Settings:
     #: seconds between two looks of the backstop job at a running tournament (issue 35): a round whose
     #: last match ended without moving its tournament on starts at most this late
     tournament_tick: float = 5.0
+    #: seconds between two sweeps that relay to bot accounts what their matches owe them (the backstop of a
+    #: relay job that was lost)
+    relay_sweep: float = 1.0
     #: seconds a challenged bot has to accept or decline, unless the challenger gives its own deadline
     challenge_seconds: float = 30.0
 
@@ -160,6 +163,7 @@ class Settings:
             people_queue=os.environ.get("REFEREE_PEOPLE_QUEUE") or f"{queue}-people",
             bot_slice_ms=_int("REFEREE_BOT_SLICE_MS", 50),
             tournament_tick=float(os.environ.get("REFEREE_TOURNAMENT_TICK", 5)),
+            relay_sweep=float(os.environ.get("REFEREE_RELAY_SWEEP", 1)),
             challenge_seconds=float(os.environ.get("REFEREE_CHALLENGE_SECONDS", 30)),
         )
 

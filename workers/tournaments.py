@@ -1,11 +1,13 @@
-"""The tournaments' backstop (issue 35): a job per running tournament that moves it on every
-``REFEREE_TOURNAMENT_TICK`` seconds and schedules itself again until the tournament is finished, so a
-round whose last match ended without moving it on (a lost relay) still starts."""
+"""Backstops of issue 35: a job per running tournament that moves it on every ``REFEREE_TOURNAMENT_TICK``
+seconds and schedules itself again until the tournament is finished, so a round whose last match ended
+without moving it on (a lost relay) still starts; and the sweep that relays to bot accounts what their
+matches owe them every ``REFEREE_RELAY_SWEEP`` seconds."""
 
 from __future__ import annotations
 
 from rq import get_current_job
 
+from service import bots
 from service.problems import Problem
 from service.tournaments import Tournaments
 from workers.jobs import referee_for
@@ -19,4 +21,16 @@ def tick(tid: str) -> str:
         return "gone"
     if done != "finished":
         tournaments.schedule_tick(tid)
+    return done
+
+
+def relay_sweep() -> int:
+    """Relay every match bot accounts play (service/bots.py ``sweep``), then schedule the next sweep while
+    any is played; the chain ends (its lease lapses) when none is, and the next match started restarts it."""
+    ref = referee_for(get_current_job().connection)
+    done = bots.sweep(ref)
+    client = ref.store.redis
+    client.delete(bots.SWEEP_LEASE)
+    if client.zcard(bots.PLAYING):
+        bots.ensure_sweep(ref)
     return done
