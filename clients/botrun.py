@@ -20,6 +20,7 @@ import json
 import os
 import random
 import signal
+import socket
 import sys
 import threading
 import time
@@ -139,12 +140,11 @@ class BotRunner:
     def stop(self) -> None:
         self.stopping.set()
         response = self.response
-        if response is not None:
+        if response is not None:  # wake the thread reading it (shutting the socket down ends its read)
             try:
-                response.raw._fp.fp.raw._sock.shutdown(2)  # wake the read (requests has no other way)
+                response.raw.connection.sock.shutdown(socket.SHUT_RDWR)
             except Exception:  # noqa: BLE001 - closed already
                 pass
-            response.close()
         program = getattr(self.decide, "program", None)
         if program is not None:
             program.stop()
@@ -244,8 +244,8 @@ def main(args) -> int:
     games = [g for g in (args.games or "").split(",") if g] or None
     runner = BotRunner(args.url, args.name, args.play, games, args.token, args.token_file, args.timeout)
 
-    def stop(*_: object) -> None:
-        runner.stop()
+    def stop(*_: object) -> None:  # on the main thread, inside its read: leave it by the exception
+        runner.stopping.set()
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stop)
@@ -259,5 +259,8 @@ def main(args) -> int:
     try:
         runner.run()
     except SystemExit:
-        pass
+        runner.pool.shutdown(wait=False, cancel_futures=True)
+    program = getattr(runner.decide, "program", None)
+    if program is not None:
+        program.stop()
     return 0
