@@ -18,7 +18,8 @@ Rulings (docs/tournaments.md says the same):
   are grouped top down, each group the highest ranked free participant with the nearest ranked ones
   that make no pair that met before; when no such grouping exists (a search of bounded size finds none),
   the grouping that repeats the fewest pairs, greedily.  Default rounds: ceil(log2(participants)).
-- **Seats** rotate fairly: within a match, who sat latest on average so far sits first.
+- **Seats** rotate fairly: a match's seats are filled first to last, each by whoever of its participants
+  has sat there least so far, then by whoever sat latest on average.
 
 Keys, per tournament under the hash tag ``{t:<id>}``: ``ref:{t:<id>}`` (hash: ``state``, one JSON document
 written under the lock) and ``ref:{t:<id>}:lock``.  Global keys (single-key commands): ``ref:tournaments``
@@ -174,12 +175,20 @@ def swiss_round(order: list[int], size: int, met: Counter, byes_had: Counter) ->
     return groups, bye
 
 
-def seat_order(group: list[int], seat_sums: dict[int, list[int]]) -> list[int]:
-    """The group in seat order: who sat latest on average so far sits first (fair rotation)."""
+def seat_order(group: list[int], seated: dict[int, Counter]) -> list[int]:
+    """The group in seat order, seats filled first to last: each goes to whoever has sat there least so far,
+    then to whoever sat latest on average, then by order given (``seated``: each participant's seats so far)."""
     def mean(p: int) -> float:
-        total, count = seat_sums.get(p, [0, 0])
-        return total / count if count else 0.0
-    return sorted(group, key=lambda p: (-mean(p), seat_sums.get(p, [0, 0])[1], p))
+        counts = seated.get(p, Counter())
+        total = sum(counts.values())
+        return sum(seat * n for seat, n in counts.items()) / total if total else 0.0
+
+    left, out = list(group), []
+    for seat in range(len(group)):
+        chosen = min(left, key=lambda p: (seated.get(p, Counter())[seat], -mean(p), p))
+        out.append(chosen)
+        left.remove(chosen)
+    return out
 
 
 # -- the tournaments, in Redis --------------------------------------------------------------------------------
@@ -322,17 +331,15 @@ class Tournaments:
                         met[pair] += 1
             had = Counter(p for r in state["rounds"] for p in r["byes"])
             groups, byes = swiss_round(order, size, met, had)
-        seat_sums: dict[int, list[int]] = {}
+        seated: dict[int, Counter] = {}
         for r in state["rounds"]:
             for m in r["matches"]:
                 for seat, p in enumerate(m["seats"]):
-                    total = seat_sums.setdefault(p, [0, 0])
-                    total[0] += seat
-                    total[1] += 1
+                    seated.setdefault(p, Counter())[seat] += 1
         bots = Bots(self.ref)
         matches = []
         for group in groups:
-            seats = seat_order(group, seat_sums)
+            seats = seat_order(group, seated)
             specs = []
             for p in seats:
                 name = state["participants"][p]
