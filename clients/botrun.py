@@ -86,11 +86,13 @@ class BotRunner:
         self.decide = chooser(play, timeout)
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix=f"bot-{name}")
         self.seats: dict[str, dict] = {}  # match id -> {seat, token} (from match.started)
+        self.early: dict[str, tuple] = {}  # match id -> its latest turn that came before its match.started
         self.last_id = 0
         self.stopping = threading.Event()
         self.response: requests.Response | None = None
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.latencies: list[float] = []  # seconds from a turn's arrival to its move's answer
+        self.delays: list[float] = []  # seconds from the commit that made a turn owed to its arrival (clocked)
         self.moves = 0
         self.finished: list[dict] = []
         self.lock = threading.Lock()
@@ -173,6 +175,9 @@ class BotRunner:
                     self.last_id = int(frame["id"])
                     event = json.loads(frame["data"])
                     event["received"] = time.monotonic()
+                    if event["type"] == "turn" and event["data"].get("since"):
+                        with self.lock:
+                            self.delays.append(time.time() - event["data"]["since"])
                     yield event
                 if self.stopping.is_set():
                     return
@@ -184,10 +189,17 @@ class BotRunner:
             self.pool.submit(self._answer, data)
         elif kind == "match.started":
             self.seats[data["match_id"]] = {"seat": data["seat"], "token": data["token"]}
+            early = self.early.pop(data["match_id"], None)
+            if early is not None:  # a turn that came first (a stream resumed mid-way)
+                self.pool.submit(self._turn, *early)
         elif kind == "turn":
-            self.pool.submit(self._turn, data, event["received"])
+            if data["match_id"] in self.seats:
+                self.pool.submit(self._turn, data, event["received"])
+            else:
+                self.early[data["match_id"]] = (data, event["received"])
         elif kind == "match.finished":
             self.seats.pop(data["match_id"], None)
+            self.early.pop(data["match_id"], None)
             with self.lock:
                 self.finished.append(data)
 

@@ -56,7 +56,8 @@ SWEEP_LEASE = "ref:bots:sweep"  # set while the sweep's chain of jobs runs
 RELAY_ROUNDS = 5
 
 # Append one event to a bot's inbox unless it was sent already: KEYS hash, events;
-# ARGV dedup field ('' for none), dedup value, type, data (JSON), maxlen.  -1: no such bot (retired).
+# ARGV dedup field ('' for none), dedup value, type, data (JSON), maxlen[, field, value to set with it].
+# -1: no such bot (retired).
 PUSH = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if ARGV[1] ~= '' then
@@ -67,6 +68,7 @@ end
 local seq = redis.call('HINCRBY', KEYS[1], 'version', 1)
 local e = '{"seq":' .. seq .. ',"v":' .. seq .. ',"to":[0],"type":"' .. ARGV[3] .. '","data":' .. ARGV[4] .. '}'
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '0-' .. seq, 'e', e)
+if ARGV[6] then redis.call('HSET', KEYS[1], ARGV[6], ARGV[7]) end
 redis.call('PUBLISH', KEYS[1] .. ':notify', seq)
 return seq
 """
@@ -183,10 +185,12 @@ class Bots:
         return {"bots": out}
 
     # -- the event stream -------------------------------------------------------------------------
-    def push(self, name: str, kind: str, data: dict, dedup: str = "", value: int = 1) -> int:
-        """Append one event to the bot's stream (0: sent already under ``dedup``; -1: no such bot)."""
+    def push(self, name: str, kind: str, data: dict, dedup: str = "", value: int = 1,
+             also: tuple[str, bytes] | None = None) -> int:
+        """Append one event to the bot's stream (0: sent already under ``dedup``; -1: no such bot), and set
+        the field ``also`` of its hash in the same step."""
         return int(self.ref.store.redis.eval(PUSH, 2, bot_key(name), events_key(inbox_id(name)), dedup, value,
-                                             kind, orjson.dumps(data), INBOX_LEN))
+                                             kind, orjson.dumps(data), INBOX_LEN, *(also or ())))
 
     def open_stream(self, token: str | None):
         """Check a bot's event stream request and count it against the bot's open streams; a bot coming back
@@ -255,14 +259,15 @@ class Bots:
         return created
 
     def announce(self, name: str, created: dict, seat: int, token: str, tags: dict | None = None) -> None:
-        key = bot_key(name)
-        self.redis.hset(key, f"seat:{created['id']}", orjson.dumps({"seat": seat, "token": token}))
-        self.redis.zadd(PLAYING, {created["id"]: time.time()})
-        ensure_sweep(self.ref)
+        """Tell the bot its seat and token (``match.started``); its turns are relayed from then on (the seat's
+        note is written with the event, in one step: no turn can come before it)."""
         self.push(name, "match.started", {"match_id": created["id"], "game": created["game"], "seat": seat,
                                           "token": token, "players": len(created["seats"]),
                                           "seats": [{"seat": s["seat"], "name": s["name"]} for s in created["seats"]],
-                                          **(tags or {})})
+                                          **(tags or {})},
+                  also=(f"seat:{created['id']}", orjson.dumps({"seat": seat, "token": token})))
+        self.redis.zadd(PLAYING, {created["id"]: time.time()})
+        ensure_sweep(self.ref)
 
     # -- challenges ----------------------------------------------------------------------------------
     def challenge(self, name: str, game: str, players: int, options: dict, seats: list[dict] | None,
@@ -427,7 +432,8 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
             timer = match.meta.get("timers", {}).get(str(seat))
             bots.push(name, "turn", {"match_id": match_id, "game": match.game, "seat": seat,
                                      "version": match.version, "view": view, "moves": moves,
-                                     "deadline": timer["deadline"] if timer else None},
+                                     "deadline": timer["deadline"] if timer else None,
+                                     "since": timer["since"] if timer else None},
                       f"sent:{match_id}:{seat}", match.version)
     tournament = match.meta.get("tournament")
     if over:

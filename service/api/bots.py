@@ -84,11 +84,12 @@ class BotEventSchema(Schema):
     seq = integer(required=True)
     version = integer(required=True, metadata={"description": "Equal to seq on a bot's stream."})
     type = fields.String(required=True, metadata={"enum": ["challenge", "match.started", "turn", "match.finished"]})
-    data = fields.Dict(required=True, metadata={"description": "challenge: `{id, game, players, options, seats, "
-                       "seat, clock, expires_at}`; match.started: `{match_id, game, seat, token, players, seats, "
-                       "tournament?, round?}`; turn: `{match_id, game, seat, version, view, moves, deadline}` (this "
-                       "seat's view and legal moves only); match.finished: `{match_id, game, seat, status, result, "
-                       "forfeited}`."})
+    data = fields.Dict(required=True, metadata={"description": (
+        "challenge: `{id, game, players, options, seats, seat, clock, expires_at}`; "
+        "match.started: `{match_id, game, seat, token, players, seats, tournament?, round?}`; "
+        "turn: `{match_id, game, seat, version, view, moves, deadline, since}` (this seat's view and legal moves "
+        "only; with a clock, the Unix times the decision is due and has been owed since); "
+        "match.finished: `{match_id, game, seat, status, result, forfeited}`.")})
 
 
 class BotEventsSchema(Schema):
