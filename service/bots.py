@@ -22,7 +22,8 @@ Keys of one bot, all under the hash tag ``{m:bot:<name>}`` (one Redis Cluster sl
 
 Global keys (single-key commands, each in a slot of its own): ``ref:bots`` (zset of the names, by
 registration time), ``ref:bot-token:<sha256>`` (a token's bot), ``ref:bots:playing`` (zset of the matches
-bot accounts play) and ``ref:bots:sweep`` (the lease of the sweep's chain of jobs).
+bot accounts play), ``ref:bots:relayed`` (hash: the last version relayed of each) and ``ref:bots:sweep``
+(the lease of the sweep's chain of jobs).
 
 The referee sends a bot its turns from the same place as a match's webhook messages: a match with a bot
 account's seat (or in a tournament) is created with ``meta["webhook"]`` set, so each of its commits
@@ -52,6 +53,7 @@ INBOX_LEN = 10_000  # events kept per bot: a stream resumed from further back mi
 CHALLENGE_KEEP = 3600  # seconds a challenge is kept after its deadline (its challenger reads the outcome)
 HOLDER = 0  # the "seat" a bot's streams count under (the bot is its inbox's only reader)
 PLAYING = "ref:bots:playing"  # zset of the matches bot accounts play, by start (the sweep's list)
+RELAYED = "ref:bots:relayed"  # hash: match id -> the last version relayed whole (the sweep skips those)
 SWEEP_LEASE = "ref:bots:sweep"  # set while the sweep's chain of jobs runs
 RELAY_ROUNDS = 5
 
@@ -370,11 +372,21 @@ def relay(ref: Referee, match_id: str) -> None:
 
 
 def sweep(ref: Referee) -> int:
-    """Relay every match a bot account plays (``PLAYING``): the backstop of a relay whose job was lost."""
-    ids = [raw.decode() for raw in ref.store.redis.zrange(PLAYING, 0, -1)]
-    for match_id in ids:
+    """Relay again every match a bot account plays (``PLAYING``) whose version moved past the last one relayed:
+    the backstop of a relay whose job was lost.  One round trip reads every version; returns how many moved."""
+    client = ref.store.redis
+    ids = [raw.decode() for raw in client.zrange(PLAYING, 0, -1)]
+    if not ids:
+        return 0
+    with client.pipeline(transaction=False) as pipe:
+        for match_id in ids:
+            pipe.hget(match_key(match_id), "version")
+        versions = pipe.execute()
+    relayed = client.hmget(RELAYED, ids)
+    moved = [m for m, v, r in zip(ids, versions, relayed) if v is None or v != r]
+    for match_id in moved:
         relay(ref, match_id)
-    return len(ids)
+    return len(moved)
 
 
 def ensure_sweep(ref: Referee) -> None:
@@ -396,6 +408,7 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
     match = ref.store.load(match_id)
     if match is None:
         ref.store.redis.zrem(PLAYING, match_id)
+        ref.store.redis.hdel(RELAYED, match_id)
         return None
     seats = match.meta["seats"]
     accounts = {i: s["account"] for i, s in enumerate(seats) if s.get("account")}
@@ -436,8 +449,11 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
                                      "since": timer["since"] if timer else None},
                       f"sent:{match_id}:{seat}", match.version)
     tournament = match.meta.get("tournament")
+    if accounts and not over:
+        ref.store.redis.hset(RELAYED, match_id, match.version)
     if over:
         ref.store.redis.zrem(PLAYING, match_id)
+        ref.store.redis.hdel(RELAYED, match_id)
         if tournament:
             from service.tournaments import Tournaments
 
