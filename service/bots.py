@@ -434,9 +434,9 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
                 continue
             if not bots.online(name):
                 away = ref.store.redis.hget(key, "away")
+                ref.store.redis.hset(key, f"away:{match_id}", 1)  # first: a bot back meanwhile takes it back
                 try:
                     ref.away(match_id, orjson.loads(known)["token"], away.decode() if away else None)
-                    ref.store.redis.hset(key, f"away:{match_id}", 1)
                 except Problem:  # the match moved on meanwhile: its next commit relays again
                     pass
                 continue
