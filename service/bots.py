@@ -454,8 +454,8 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
     if over:
         ref.store.redis.zrem(PLAYING, match_id)
         ref.store.redis.hdel(RELAYED, match_id)
-        if tournament:
-            from service.tournaments import Tournaments
+        if tournament:  # in a job of its own: a round's matches are made under its own, longer timeout
+            from service.tournaments import enqueue_advance
 
-            Tournaments(ref).advance(tournament)
+            enqueue_advance(ref, tournament)
     return match.version

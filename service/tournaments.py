@@ -26,8 +26,9 @@ written under the lock) and ``ref:{t:<id>}:lock``.  Global keys (single-key comm
 (zset of ids by creation) and ``ref:tournaments:running`` (the ones the backstop tick looks at).
 
 A tournament moves on when the last match of its round ends: the bot relay (service/bots.py ``relay``,
-after every commit of a tournament match) calls :meth:`Tournaments.advance`, and a periodic job
-(workers/tournaments.py ``tick``) does too, so a lost call never stalls a tournament.
+after every commit of a tournament match) enqueues a job (workers/tournaments.py ``advance``) that calls
+:meth:`Tournaments.advance`, and a periodic job (``tick``) does too, so a lost call never stalls a
+tournament.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ TOURNAMENTS = "ref:tournaments"
 RUNNING = "ref:tournaments:running"
 DEFAULT_CLOCK = {"move_seconds": 30, "on_timeout": "forfeit"}
 SEARCH_BUDGET = 20_000  # nodes the Swiss search visits before it settles for the fewest repeated pairs
-LOCK_MS = 60_000
+LOCK_MS = 60_000  # longer than an advance may run (ADVANCE_TIMEOUT): two never overlap
+ADVANCE_TIMEOUT = 50  # seconds a job that moves a tournament on may take (it creates a round's matches)
 TTL = 30 * 24 * 3600  # a finished tournament is kept this long
 
 
@@ -246,7 +248,8 @@ class Tournaments:
         from datetime import timedelta
 
         self.ref.queue.enqueue_in(timedelta(seconds=self.ref.settings.tournament_tick), "workers.tournaments.tick",
-                                  tid, job_id=f"tournament_{tid}_{time.time_ns()}", result_ttl=0)
+                                  tid, job_id=f"tournament_{tid}_{time.time_ns()}", result_ttl=0,
+                                  job_timeout=ADVANCE_TIMEOUT)
 
     def _load(self, tid: str) -> dict:
         raw = self.redis.hget(tournament_key(tid), "state")
@@ -400,15 +403,7 @@ class Tournaments:
         return {"tournaments": out}
 
 
-def advance_running(ref: Referee) -> int:
-    """Move on every running tournament (the sweeper's backstop); how many were looked at."""
-    tournaments = Tournaments(ref)
-    ids = [raw.decode() for raw in ref.store.redis.zrange(RUNNING, 0, -1)]
-    for tid in ids:
-        try:
-            tournaments.advance(tid)
-        except Problem:
-            ref.store.redis.zrem(RUNNING, tid)
-    return len(ids)
-
-
+def enqueue_advance(ref: Referee, tid: str) -> None:
+    """Move the tournament on in a job of its own (a match of it ended), outside the job that noticed."""
+    ref.queue.enqueue_call("workers.tournaments.advance", args=(tid,), job_id=f"advance_{tid}_{time.time_ns()}",
+                           timeout=ADVANCE_TIMEOUT, result_ttl=0)

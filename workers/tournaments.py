@@ -19,9 +19,20 @@ def tick(tid: str) -> str:
         done = tournaments.advance(tid)
     except Problem:  # expired or unknown: nothing more to look at
         return "gone"
+    except Exception:  # a failure of this look must not end the backstop
+        tournaments.schedule_tick(tid)
+        raise
     if done != "finished":
         tournaments.schedule_tick(tid)
     return done
+
+
+def advance(tid: str) -> str:
+    """A match of the tournament ended: note it, and start the next round if that one is complete."""
+    try:
+        return Tournaments(referee_for(get_current_job().connection)).advance(tid)
+    except Problem:
+        return "gone"
 
 
 def relay_sweep() -> int:
