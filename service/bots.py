@@ -341,7 +341,7 @@ class Bots:
     def answer(self, token: str | None, challenge_id: str, accept: bool, reason: str | None = None) -> dict:
         name = self.me(token)
         key = challenge_key(name, challenge_id)
-        done = self.redis.eval(ANSWER, 1, key, time.time(), "accepted" if accept else "declined")
+        done = self.redis.eval(ANSWER, 1, key, time.time(), "accepting" if accept else "declined")
         if done == 0:
             raise Problem("unknown_challenge", f"You have no challenge {challenge_id!r}.")
         if done != 1:
@@ -357,7 +357,8 @@ class Bots:
         except Problem as problem:  # the match could not be made (the store is full, say): the challenge fails
             self.redis.hset(key, mapping={"status": "failed", "reason": problem.detail})
             raise
-        self.redis.hset(key, "match", orjson.dumps(created))
+        self.redis.hset(key, mapping={"status": "accepted", "match": orjson.dumps(created)})  # together: "accepted"
+        # is never read without its match
         seat = next(s["seat"] for s in created["seats"] if s.get("bot_account") == name)
         return {"id": challenge_id, "status": "accepted", "match_id": created["id"], "seat": seat}
 

@@ -121,7 +121,9 @@ class ChallengeCreatedSchema(Schema):
 class ChallengeStatusSchema(Schema):
     id = fields.String(required=True)
     bot = fields.String(required=True)
-    status = fields.String(required=True, metadata={"enum": ["pending", "accepted", "declined", "lapsed", "failed"]})
+    status = fields.String(required=True, metadata={
+        "enum": ["pending", "accepting", "accepted", "declined", "lapsed", "failed"],
+        "description": "accepting: the bot accepted and its match is being made (a moment); accepted: with the match"})
     expires_at = fields.Float(required=True)
     game = fields.String()
     players = fields.Integer()
