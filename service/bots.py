@@ -22,8 +22,8 @@ Keys of one bot, all under the hash tag ``{m:bot:<name>}`` (one Redis Cluster sl
 
 Global keys (single-key commands, each in a slot of its own): ``ref:bots`` (zset of the names, by
 registration time), ``ref:bot-token:<sha256>`` (a token's bot), ``ref:bots:playing`` (zset of the matches
-bot accounts play), ``ref:bots:relayed`` (hash: the last version relayed of each) and ``ref:bots:sweep``
-(the lease of the sweep's chain of jobs).
+bot accounts play), ``ref:bots:relayed`` (hash: the last version relayed of each) and ``ref:bots:sweep:<queue>``
+(the lease of the sweep's chain of jobs on that queue).
 
 The referee sends a bot its turns from the same place as a match's webhook messages: a match with a bot
 account's seat (or in a tournament) is created with ``meta["webhook"]`` set, so each of its commits
@@ -54,7 +54,9 @@ CHALLENGE_KEEP = 3600  # seconds a challenge is kept after its deadline (its cha
 HOLDER = 0  # the "seat" a bot's streams count under (the bot is its inbox's only reader)
 PLAYING = "ref:bots:playing"  # zset of the matches bot accounts play, by start (the sweep's list)
 RELAYED = "ref:bots:relayed"  # hash: match id -> the last version relayed whole (the sweep skips those)
-SWEEP_LEASE = "ref:bots:sweep"  # set while the sweep's chain of jobs runs
+def sweep_lease(ref: Referee) -> str:
+    """Set while the sweep's chain of jobs runs on the referee's queue (one chain per queue: per deployment)."""
+    return f"ref:bots:sweep:{ref.settings.queue}"
 RELAY_ROUNDS = 5
 
 # Append one event to a bot's inbox unless it was sent already: KEYS hash, events;
@@ -394,7 +396,7 @@ def ensure_sweep(ref: Referee) -> None:
     """Start the sweep's chain of jobs unless one runs (its lease is live); each sweep schedules the next
     while bot accounts play (workers/tournaments.py ``relay_sweep``)."""
     every = ref.settings.relay_sweep
-    if ref.store.redis.set(SWEEP_LEASE, 1, nx=True, px=int(3000 * every)):
+    if ref.store.redis.set(sweep_lease(ref), 1, nx=True, px=int(3000 * every)):
         from datetime import timedelta
 
         ref.queue.enqueue_in(timedelta(seconds=every), "workers.tournaments.relay_sweep",
@@ -431,6 +433,12 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
                               if match_id.encode() in f and not f.startswith(b"done:")]
                     ref.store.redis.hdel(key, *fields)
                 continue
+            if seats[seat].get("away") and bots.online(name) and ref.store.redis.hdel(key, f"away:{match_id}"):
+                try:  # handed to the away bot while it looked offline: it is back (its next commit relays)
+                    ref.back(match_id, orjson.loads(known)["token"])
+                except Problem:
+                    pass
+                continue
             if seat not in to_act or player_of(seats[seat]) is not None:
                 continue
             if not bots.online(name):
@@ -452,6 +460,7 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
     tournament = match.meta.get("tournament")
     if accounts and not over:
         ref.store.redis.hset(RELAYED, match_id, match.version)
+        ensure_sweep(ref)  # a chain that died (its worker killed) starts again
     if over:
         ref.store.redis.zrem(PLAYING, match_id)
         ref.store.redis.hdel(RELAYED, match_id)

@@ -41,7 +41,7 @@ def relay_sweep() -> int:
     ref = referee_for(get_current_job().connection)
     done = bots.sweep(ref)
     client = ref.store.redis
-    client.delete(bots.SWEEP_LEASE)
+    client.delete(bots.sweep_lease(ref))
     if client.zcard(bots.PLAYING):
         bots.ensure_sweep(ref)
     return done

@@ -393,7 +393,7 @@ def test_two_bot_run_processes_and_a_builtin_play_a_round_robin_and_a_swiss_to_t
         ladder = {e["name"]: e for e in requests.get(f"{srv.url}/ladder?game=super_blatt", timeout=10)
                   .json()["games"][0]["entrants"]}
         assert ladder[alpha]["matches"] == ladder[beta]["matches"] == 4
-        listed = {b["name"]: b for b in requests.get(f"{srv.url}/bots?online=true", timeout=10).json()["bots"]}
+        listed = {b["name"]: b for b in requests.get(f"{srv.url}/bots", timeout=10).json()["bots"]}
         assert listed[alpha]["ratings"]["super_blatt"]["matches"] == 4
         page = requests.get(f"{srv.url}/tournaments/{sw['id']}/page", timeout=10)
         assert page.status_code == 200 and "tournament.js" in page.text
