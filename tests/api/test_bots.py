@@ -23,7 +23,7 @@ import requests
 
 from tests.conftest import ROOT, Server, wait_for
 
-CLOCK = {"move_seconds": 10, "on_timeout": "forfeit"}  # ample on a loaded machine; a killed bot waits it once
+CLOCK = {"move_seconds": 20, "on_timeout": "forfeit"}  # ample on a loaded machine; a killed bot waits it once
 
 
 @pytest.fixture(scope="module")
