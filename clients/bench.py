@@ -22,6 +22,9 @@
            ``--moves`` warm moves), a figure that does not vary with the machine's load.
 ``bots-http`` drives a running server (``--url``, as ``referee loadtest`` does; it starts nothing) and
            prints what its bot turns cost: see ``referee bench bots-http --help``.
+``tournament`` plays a Swiss tournament of connected bot accounts and built-in bots on a running server
+           and prints its wall time, moves/s, the connected bots' decision latency and the standings: see
+           ``referee bench tournament --help`` (clients/bench_tournament.py).
 """
 
 from __future__ import annotations
@@ -555,6 +558,11 @@ def bench_bots_http(argv: list[str]) -> None:
 def main(argv: list[str] | None = None) -> None:
     if argv and argv[0] == "bots-http":  # against a running server: see BOTS_HTTP_DOC
         bench_bots_http(argv[1:])
+        return
+    if argv and argv[0] == "tournament":  # against a running server: see clients/bench_tournament.py
+        from clients import bench_tournament
+
+        bench_tournament.main(argv[1:])
         return
     if argv and argv[0] == "watchers":  # against a server of its own: see clients/watchers.py
         from clients import watchers

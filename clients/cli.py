@@ -524,9 +524,10 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--game")
     la.add_argument("--json", action="store_true")
 
-    from clients import arena, bench, loadtest
+    from clients import arena, bench, botrun, loadtest
 
     arena.add_parser(sub)
+    botrun.add_parser(sub)
     loadtest.add_parser(sub)
     b = sub.add_parser("bench", help="rules-engine and bot benchmarks (in-process; `bench bots-http` drives a "
                                      "running server's bot turns)", add_help=False)

@@ -22,6 +22,7 @@ from service.api import (
     redis_unavailable,
     store_full,
 )
+from service.api import bots as bots_api
 from service.api import games as games_api
 from service.api import health as health_api
 from service.api import ladder as ladder_api
@@ -29,6 +30,7 @@ from service.api import lifecycle as lifecycle_api
 from service.api import matches as matches_api
 from service.api import metrics as metrics_api
 from service.api import streams as streams_api
+from service.api import tournaments as tournaments_api
 from service.api import web as web_api
 from service.api import webhooks as webhooks_api
 from service.api.contract import camel, move_field
@@ -118,7 +120,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     api = Api(app)
     document_games(api)  # first, so that every answer refers to these by name
     for blp in (web_api.blp, games_api.blp, matches_api.blp, streams_api.blp, lifecycle_api.blp, webhooks_api.blp,
-                ladder_api.blp, health_api.blp, metrics_api.blp):
+                ladder_api.blp, health_api.blp, metrics_api.blp, bots_api.blp, tournaments_api.blp):
         api.register_blueprint(blp)
     app.before_request(note_route)
     if settings.cors_origins:

@@ -117,6 +117,14 @@ class Settings:
     #: a PEM certificate (chain) and its key: the front then serves HTTP/2 and HTTP/1.1 over TLS only
     tls_cert: str | None = None
     tls_key: str | None = None
+    #: seconds between two looks of the backstop job at a running tournament (issue 35): a round whose
+    #: last match ended without moving its tournament on starts at most this late
+    tournament_tick: float = 5.0
+    #: seconds between two sweeps that relay to bot accounts what their matches owe them (the backstop of a
+    #: relay job that was lost)
+    relay_sweep: float = 1.0
+    #: seconds a challenged bot has to accept or decline, unless the challenger gives its own deadline
+    challenge_seconds: float = 30.0
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -160,6 +168,9 @@ class Settings:
             search_ms=_int("REFEREE_SEARCH_MS", 1000),
             people_queue=os.environ.get("REFEREE_PEOPLE_QUEUE") or f"{queue}-people",
             bot_slice_ms=_int("REFEREE_BOT_SLICE_MS", 50),
+            tournament_tick=float(os.environ.get("REFEREE_TOURNAMENT_TICK", 5)),
+            relay_sweep=float(os.environ.get("REFEREE_RELAY_SWEEP", 1)),
+            challenge_seconds=float(os.environ.get("REFEREE_CHALLENGE_SECONDS", 30)),
         )
 
     @property

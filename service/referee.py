@@ -404,7 +404,7 @@ class Referee:
 
     def create_match(self, game_name: str, players: int, options: dict | None, seed: Any,
                      seats: list[dict] | None, clock_request: dict | None = None, listed: bool = True,
-                     webhook: dict | None = None) -> dict:
+                     webhook: dict | None = None, tags: dict | None = None) -> dict:
         game = self.game(game_name)
         try:
             loaded = game.load_options(players, options)
@@ -435,6 +435,9 @@ class Referee:
                                 clock.new_clock(clock_request, players) if clock_request else {},
                                 token_hash(host_token), tokens)
         match.meta["listed"] = listed  # a rematch is listed as its match was
+        if tags:  # issue 35: what a caller keeps with the match (its tournament), relayed after each commit
+            match.meta.update(tags)
+            match.meta["webhook"] = True
         out: dict = {}
         if webhook is not None:  # before the match: its first commit already owes messages
             webhook["secret"] = new_secret()
@@ -486,6 +489,8 @@ class Referee:
         meta_seats = []
         for i, s in enumerate(seats):
             entry = {"name": s.get("name"), "bot": s.get("bot")}
+            if s.get("account"):  # issue 35: a bot account's seat; its turns go to its event stream (service/bots.py)
+                entry["account"] = s["account"]
             if entry["bot"] == "search":
                 # iterations alone make the play reproducible; the time cap then only guards the worker
                 ms = s.get("budget_ms") or (None if s.get("iterations") else self.settings.search_ms)
@@ -497,10 +502,11 @@ class Referee:
             entry["joined"] = bool(entry["bot"] or entry["name"])
             meta_seats.append(entry)
         state, opening = game.opening(players, options, match_rng(seed, "setup"))
+        relayed = any("account" in e for e in meta_seats)  # issue 35: each commit runs service.bots.relay
         match = Match(id=match_id or secrets.token_hex(8), game=game.name, status=Status.WAITING, version=0,
                       state=state,
                       meta={"players": players, "options": options, "seed": seed, "seats": meta_seats,
-                            "created": time.time(), **clocked},
+                            "created": time.time(), **clocked, **({"webhook": True} if relayed else {})},
                       auth=auth, seq=0, result=None)
         match.emit([{"type": "match_created", "data": {"game": game.name, "players": players,
                                                        "options": options}, "to": "all"}] + opening)

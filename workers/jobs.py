@@ -25,7 +25,7 @@ from rq import Queue, get_current_job
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service import webhooks
+from service import bots, webhooks
 from service.config import Settings
 from service.connections import store_for_queue
 from service.games import PLUGINS
@@ -211,8 +211,10 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
 
 
 def deliver_webhooks(match_id: str) -> str:
-    """Send the match's webhook messages that are due (service/webhooks.py, ``deliver``)."""
+    """Send the match's webhook messages that are due (service/webhooks.py, ``deliver``), after relaying to
+    the bot accounts seated in it what they owe or learn (issue 35, service/bots.py ``relay``)."""
     ref = _current_referee()
+    bots.relay(ref, match_id)
 
     def again_in(seconds: float) -> None:
         # an id of its own: this job's id is done with (and its key deleted) as soon as it returns

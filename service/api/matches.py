@@ -55,6 +55,8 @@ class SeatSpecSchema(Schema):
     iterations = integer(1, 100_000, metadata={
         "description": "search bot: iterations per decision; alone, it makes the bot's play reproducible "
                        "for the match's seed (still stopped at 10 s)."})
+    bot_account = text(32, metadata={"description": "A registered bot account (GET /bots) plays this seat: "
+                                                    "`match.started` with its token goes to its event stream."})
 
     @validates_schema
     def _budget_for_search(self, data: dict, **kwargs) -> None:
@@ -119,6 +121,7 @@ class SeatOutSchema(Schema):
     bot = fields.String(required=True, allow_none=True)
     token = fields.String(required=True, allow_none=True,
                           metadata={"description": "Only for named human seats, only at creation."})
+    bot_account = fields.String(metadata={"description": "The bot account seated here (its token went to it)."})
 
 
 class CreatedMatchSchema(Schema):
@@ -366,6 +369,11 @@ class Matches(MethodView):
         game = body["game"]
         if game not in GAMES:
             raise Problem("unknown_game", f"There is no game {game!r}; see GET /games.")
+        if any(s.get("bot_account") for s in body["seats"] or []):  # issue 35: seats for bot accounts
+            from service.bots import Bots
+
+            return Bots(referee()).create_match(game, body["players"], body["options"], body.get("seed"),
+                                                body["seats"], body["clock"], body["listed"], body["webhook"])
         return referee().create_match(game, body["players"], body["options"], body.get("seed"), body["seats"],
                                       body["clock"], body["listed"], body["webhook"])
 

@@ -50,7 +50,7 @@ def test_typescript_client_generated_from_the_document_plays_every_game(server, 
     source = (TYPESCRIPT / "play.ts").read_text()
     code = re.sub(r"//.*", "", source)
     assert not re.search(r"\bany\b|\bas\s+[A-Za-z{(\[]|<[A-Za-z]+>\s*\w", code), "a cast escapes the types"
-    for name in ("package.json", "tsconfig.json", "play.ts"):
+    for name in ("package.json", "tsconfig.json", "play.ts", "bot.ts"):
         shutil.copy(TYPESCRIPT / name, tmp_path / name)
     (tmp_path / "node_modules").symlink_to(TYPESCRIPT / "node_modules")
     bin_ = tmp_path / "node_modules" / ".bin"

@@ -9,6 +9,7 @@ const $ = (id) => document.getElementById(id);
 const NAME_KEY = "referee.name";
 
 let games = [];
+let onlineBots = []; // bot accounts holding their event stream now (GET /bots?online=true): a seat may be one
 
 const myName = () => $("my-name").value.trim();
 
@@ -55,7 +56,9 @@ function renderCreate() {
   const players = Math.min(Math.max(Number(form.elements.players?.value) || game.min_players, game.min_players),
     game.max_players);
   const kinds = [["me", t("lobby.kind.me")], ["person", t("lobby.kind.person")], ["open", t("lobby.kind.open")],
-    ...game.bots.map((b) => [`bot:${b}`, botName(b)])];
+    ...game.bots.map((b) => [`bot:${b}`, botName(b)]),
+    ...onlineBots.filter((b) => b.games.includes(game.name)).map((b) => [`account:${b.name}`,
+      t("lobby.kind.account", { name: b.name })])];
   const seatRows = Array.from({ length: players }, (_, i) => h("li", {},
     h("label", {}, `${t("seat.n", { n: i + 1 })} `, h("select", { name: `seat-${i}`, "data-seat": i },
       kinds.map(([value, label]) => h("option", { value, selected: value === (i === 0 ? "me" : "bot:greedy") }, label))))));
@@ -85,6 +88,7 @@ async function create(event) {
     if (select.value === "me") return { name: myName() };
     if (select.value === "person") return { name: t("lobby.playerN", { n: i + 1 }) };
     if (select.value.startsWith("bot:")) return { bot: select.value.slice(4) };
+    if (select.value.startsWith("account:")) return { bot_account: select.value.slice(8) };
     return {};
   });
   const options = {};
@@ -140,8 +144,18 @@ async function join(match, button) {
 const seatText = (m) => m.seats.map((s) => (s.joined ? seatName(s) : t("seat.open"))).join(", ");
 
 async function refreshLists() {
-  const [open, active, finished] = await Promise.all([
-    get("/matches?open=true&limit=20"), get("/matches?status=active&limit=20"), get("/matches?status=finished&limit=5")]);
+  const [open, active, finished, bots] = await Promise.all([
+    get("/matches?open=true&limit=20"), get("/matches?status=active&limit=20"), get("/matches?status=finished&limit=5"),
+    get("/bots?online=true")]);
+  const names = (list) => list.map((b) => b.name).join(",");
+  if (names(bots.bots) !== names(onlineBots)) { // the seats' choices follow who is online (a choice made stays)
+    const chosen = [...$("create").querySelectorAll("[data-seat]")].map((s) => s.value);
+    onlineBots = bots.bots;
+    renderCreate();
+    $("create").querySelectorAll("[data-seat]").forEach((s, i) => {
+      if (chosen[i] && [...s.options].some((o) => o.value === chosen[i])) s.value = chosen[i];
+    });
+  }
   fill($("open"), open.matches.length ? h("ul", { class: "matches" }, open.matches.map((m) => {
     const button = h("button", { type: "button", "data-join": m.id }, t("lobby.join", { game: titleOf(m.game) }));
     button.addEventListener("click", () => join(m, button));

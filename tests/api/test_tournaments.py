@@ -1,0 +1,130 @@
+"""The tournaments' rulings (service/tournaments.py, docs/tournaments.md): points by place, Buchholz and
+Sonneborn-Berger, round robin schedules, Swiss pairings with byes and no avoidable rematch, fair seats; and
+POST /tournaments' refusals.  Pure functions, and the app in process: no server."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import uuid
+from collections import Counter
+
+import pytest
+
+from service.tournaments import place_points, round_robin, seat_order, standings, swiss_round
+
+
+def test_points_by_place_share_ties_and_are_the_chess_ones_for_two():
+    assert place_points([[0], [1]], 2) == [1.0, 0.0]
+    assert place_points([[0, 1]], 2) == [0.5, 0.5]
+    assert place_points([[2], [0], [1]], 3) == [0.5, 0.0, 1.0]
+    assert place_points([[1], [0, 3], [2]], 4) == pytest.approx([0.5, 1.0, 0.0, 0.5])
+
+
+def test_buchholz_and_sonneborn_berger_break_ties_as_stated():
+    # a beat b, b beat c, c beat a: all on 1 point; then d, who lost to everyone
+    played = [{"seats": [0, 1], "points": [1.0, 0.0], "forfeits": []},
+              {"seats": [1, 2], "points": [1.0, 0.0], "forfeits": []},
+              {"seats": [2, 0], "points": [1.0, 0.0], "forfeits": []},
+              {"seats": [0, 3], "points": [0.5, 0.5], "forfeits": []}]
+    table = {row["participant"]: row for row in standings(["a", "b", "c", "d"], played, [], 0.0)}
+    assert table["a"]["points"] == 1.5 and table["d"]["points"] == 0.5
+    assert table["a"]["buchholz"] == 1.0 + 1.0 + 0.5  # b, c and d's final points
+    assert table["a"]["sonneborn_berger"] == 1.0 * 1.0 + 0.5 * 0.5  # beat b (1), drew d (0.5)
+    assert table["b"]["buchholz"] == 1.5 + 1.0 and table["b"]["sonneborn_berger"] == 1.0
+    assert [r["participant"] for r in standings(["a", "b", "c", "d"], played, [], 0.0)][:1] == ["a"]
+    tied = standings(["x", "y"], [{"seats": [0, 1], "points": [0.5, 0.5], "forfeits": [1]}], [[1]], 1.0)
+    assert [r["participant"] for r in tied] == ["y", "x"] and tied[0]["byes"] == 1 and tied[1]["forfeits"] == 0
+    assert tied[0]["forfeits"] == 1 and tied[0]["buchholz"] == 0.5  # a bye adds points, nothing to Buchholz
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 8])
+def test_a_two_seat_round_robin_pairs_everyone_once_nobody_twice_a_round(n):
+    rounds = round_robin(n, 2)
+    assert len(rounds) == (n if n % 2 else n - 1)
+    pairs = [frozenset(g) for r in rounds for g in r]
+    assert Counter(pairs) == Counter(frozenset(p) for p in itertools.combinations(range(n), 2))
+    for r in rounds:
+        busy = [p for g in r for p in g]
+        assert len(busy) == len(set(busy))
+
+
+def test_a_round_robin_of_three_seat_matches_plays_every_group_once():
+    rounds = round_robin(5, 3)
+    groups = [tuple(sorted(g)) for r in rounds for g in r]
+    assert sorted(groups) == list(itertools.combinations(range(5), 3))
+    for r in rounds:
+        busy = [p for g in r for p in g]
+        assert len(busy) == len(set(busy))
+
+
+def play_swiss(n: int, size: int, rounds: int, seed: int) -> tuple[list, Counter, Counter]:
+    """Swiss rounds with random results, as the tournament pairs them."""
+    rng = random.Random(seed)
+    points, met, byes = Counter(), Counter(), Counter()
+    history = []
+    for _ in range(rounds):
+        order = sorted(range(n), key=lambda p: (-points[p], p))
+        groups, bye = swiss_round(order, size, met, byes)
+        assert sorted([p for g in groups for p in g] + bye) == list(range(n))
+        assert all(len(g) == size for g in groups) and len(bye) == n % size
+        for g in groups:
+            for pair in itertools.combinations(sorted(g), 2):
+                met[pair] += 1
+            points[rng.choice(g)] += 1
+        for p in bye:
+            byes[p] += 1
+            points[p] += 1
+        history.append((groups, bye))
+    return history, met, byes
+
+
+@pytest.mark.parametrize("n,rounds", [(16, 5), (7, 3), (3, 3), (10, 4)])
+def test_swiss_never_rematches_where_avoidable_and_gives_byes_to_the_lowest_without_one(n, rounds):
+    for seed in range(5):
+        history, met, byes = play_swiss(n, 2, rounds, seed)
+        assert max(met.values()) == 1, (seed, met.most_common(3))
+        assert max(byes.values(), default=0) <= 1
+    groups, bye = swiss_round(list(range(7)), 2, Counter(), Counter())
+    assert bye == [6] and groups[0] == [0, 1]  # top down: the best meet the nearest ranked
+    _, bye = swiss_round(list(range(7)), 2, Counter(), Counter({6: 1}))
+    assert bye == [5]
+
+
+def test_swiss_of_four_seat_matches_spreads_its_groups():
+    history, met, _ = play_swiss(16, 4, 3, 1)
+    assert max(met.values()) == 1  # 16 players, 3 rounds of four: nobody meets anyone twice
+
+
+def test_swiss_with_no_way_out_repeats_the_fewest_pairs():
+    met = Counter({(0, 1): 1})
+    groups, bye = swiss_round([0, 1], 2, met, Counter())
+    assert groups == [[0, 1]] and bye == []
+
+
+def test_seats_rotate_fairly():
+    assert seat_order([3, 1], {}) == [1, 3]
+    assert seat_order([1, 3], {1: Counter({0: 1}), 3: Counter({1: 1})}) == [3, 1]  # 3 sat second: it sits first
+    seated: dict[int, Counter] = {}
+    for _ in range(6):
+        for seat, p in enumerate(seat_order([0, 1, 2], seated)):
+            seated.setdefault(p, Counter())[seat] += 1
+    assert all(seated[p] == Counter({0: 2, 1: 2, 2: 2}) for p in range(3))  # every seat twice each
+
+
+def test_a_tournament_that_cannot_be_played_is_refused(http):
+    def create(**body):
+        base = {"game": "super_blatt", "players_per_match": 2, "format": "swiss",
+                "participants": ["builtin:random", "builtin:greedy"]}
+        return http.post("/tournaments", json={**base, **body})
+
+    assert create(participants=["builtin:random", "builtin:random"]).get_json()["code"] == "invalid_tournament"
+    assert create(players_per_match=9).get_json()["code"] == "invalid_tournament"
+    assert create(participants=[f"nobody-{uuid.uuid4().hex[:6]}", "builtin:greedy"]).get_json()["code"] == \
+        "unknown_bot_account"
+    assert create(participants=["builtin:nosuch", "builtin:greedy"]).get_json()["code"] == "unknown_bot"
+    assert create(format="knockout").get_json()["code"] == "invalid_body"
+    assert create(format="round_robin", rounds=2).get_json()["code"] == "invalid_body"
+    assert create(clock={"move_seconds": 5, "initial_seconds": 5}).get_json()["code"] == "invalid_clock"
+    assert create(game="chess").get_json()["code"] == "unknown_game"
+    assert http.get("/tournaments/nope").get_json()["code"] == "unknown_tournament"
