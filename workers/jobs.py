@@ -29,7 +29,7 @@ from service import bots, webhooks
 from service.config import Settings
 from service.connections import store_for_queue
 from service.games import PLUGINS
-from service.outbox import FAILURE_TTL, due_key
+from service.outbox import FAILURE_TTL, due_key, outbox_key
 from service.problems import Problem
 from service.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
 from service.store import Match, Status
@@ -136,8 +136,12 @@ def score_match(match_id: str) -> str:
     return "scored" if _current_referee().score(match_id) else "not owed"
 
 
-def _job_alive(ref: Referee, job_id: str, started_grace: float, queues: list[Queue] | None = None) -> bool:
-    """Whether the job will still run: waiting in the queue, scheduled for a retry, or running."""
+def _job_alive(ref: Referee, job_id: str, started_grace: float, queues: list[Queue] | None = None,
+               match_id: str | None = None) -> bool:
+    """Whether the job will still run: still in its match's outbox (the dispatcher sends it), waiting in the
+    queue, scheduled for a retry, or running."""
+    if match_id is not None and ref.store.redis.hexists(outbox_key(match_id, ref.settings.queue), job_id):
+        return True
     try:
         job = Job.fetch(job_id, connection=ref.queue.connection, serializer=JSONSerializer)
     except Exception:
@@ -181,7 +185,7 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
             queue.eval(FORGET, 1, pending, match_id, cutoff)
             continue
         if match.status == Status.SCORING:
-            if not _job_alive(ref, f"score_{match_id}", grace, ref.bot_queues):
+            if not _job_alive(ref, f"score_{match_id}", grace, ref.bot_queues, match_id):
                 ref.send([ref.scoring_op(match_id, match)])
                 requeued += 1
         else:
@@ -193,14 +197,14 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
             for seat in bots:
                 job_id = f"bot_{match_id}_{seat}_{match.version}"
                 queues = [ref.search_queue] if ref.bot_queue(match, seat) is ref.search_queue else ref.bot_queues
-                if not _job_alive(ref, job_id, grace + SEARCH_CAP_S, queues):
+                if not _job_alive(ref, job_id, grace + SEARCH_CAP_S, queues, match_id):
                     ref.send([ref.bot_turn_op(match, seat, match.version)])
                     requeued += 1
             due = due_key(ref.settings.queue)
             for key, timer in timers.items():  # a timeout due for a while whose job was lost
                 job_id = timeout_job_id(match_id, int(key), timer["set_at"])
                 if (timer["deadline"] < cutoff and queue.zscore(due, job_id) is None
-                        and not _job_alive(ref, job_id, grace, [ref.people_queue])):
+                        and not _job_alive(ref, job_id, grace, [ref.people_queue], match_id)):
                     ref.send([ref.timeout_op(match_id, int(key), timer["set_at"])])
                     requeued += 1
         queue.zadd(pending, {match_id: time.time()})

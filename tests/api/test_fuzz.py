@@ -180,7 +180,12 @@ def test_every_operation_fuzzed_on_real_matches(app, schema, counted):
 
 
 def test_stateful_phase(app, schema, counted):
-    class Machine(schema.as_state_machine()):
+    # bot accounts and tournaments are global state that outlives an example (a name registered once is taken
+    # the next time), so hypothesis could not replay a sequence through them: they are fuzzed operation by
+    # operation above, and the machine walks the matches
+    walked = schema.exclude(path_regex="^/(bots|tournaments)")
+
+    class Machine(walked.as_state_machine()):
         def get_call_kwargs(self, case):
             return {"app": app}
 

@@ -258,7 +258,7 @@ def test_a_turn_clocks_timeout_is_timed_against_its_deadline(served):
 
     samples = wait_for(timed, timeout=60, interval=0.5)
     assert value(samples, "referee_clock_lateness_seconds_bucket", le="+Inf") > before
-    assert value(samples, "referee_job_wait_seconds_count", function="clock_timeout") >= 1
+    assert value(samples, "referee_clock_lateness_seconds_sum") > 0  # the dispatcher applies it at its deadline
 
 
 def test_a_worker_host_serves_its_metrics(redis_url, tmp_path):
