@@ -23,7 +23,7 @@ import requests
 
 from tests.conftest import ROOT, Server, wait_for
 
-CLOCK = {"move_seconds": 20, "on_timeout": "forfeit"}  # ample on a loaded machine; a killed bot waits it once
+CLOCK = {"move_seconds": 30, "on_timeout": "forfeit"}  # ample on a loaded machine; a killed bot waits it once
 
 
 @pytest.fixture(scope="module")
@@ -352,7 +352,7 @@ def check_standings(srv, tour: dict, bye_points: Fraction) -> dict[str, Fraction
     return points
 
 
-def finish(srv, tid: str, timeout: float = 240) -> dict:
+def finish(srv, tid: str, timeout: float = 360) -> dict:
     return wait_for(lambda: (t := requests.get(f"{srv.url}/tournaments/{tid}", timeout=10).json())["status"]
                     == "finished" and t, timeout, 0.5)
 
