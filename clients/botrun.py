@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import requests
 
 from clients.arena import Forfeit, Program
-from clients.client import Referee, RefereeError
+from clients.client import Referee, RefereeError, sse_frames
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 RETRY_S = 1.0  # the first pause before a reconnect (doubling up to RETRY_MAX_S while the server is away)
@@ -158,20 +158,8 @@ class BotRunner:
             if resp.status_code >= 400:
                 raise RefereeError.of(resp)
             self.response = resp
-            fields: dict[str, str] = {}
-            buf = b""
-            for chunk in resp.iter_content(chunk_size=None):
-                buf += chunk
-                *lines, buf = buf.split(b"\n")
-                for raw in lines:
-                    line = raw.rstrip(b"\r").decode()
-                    if line:
-                        key, _, value = line.partition(":")
-                        fields[key] = value[1:] if value.startswith(" ") else value
-                        continue
-                    frame, fields = fields, {}
-                    if "data" not in frame or frame.get("event") == "end":
-                        continue
+            for frame in sse_frames(resp):
+                if "data" in frame and frame.get("event") != "end":
                     self.last_id = int(frame["id"])
                     event = json.loads(frame["data"])
                     event["received"] = time.monotonic()

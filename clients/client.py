@@ -23,6 +23,24 @@ TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.Chu
 RETRY_S = 1.0  # pause before resuming a dropped wait (the server's retry: hint replaces it for streams)
 
 
+def sse_frames(resp: requests.Response) -> Iterator[dict[str, str]]:
+    """The frames of a Server-Sent Events answer as it arrives, each as its fields (a heartbeat comment is a
+    frame too, with the field ``""``: a reader may look up between frames)."""
+    fields: dict[str, str] = {}
+    buf = b""
+    for chunk in resp.iter_content(chunk_size=None):
+        buf += chunk
+        *lines, buf = buf.split(b"\n")
+        for raw in lines:
+            line = raw.rstrip(b"\r").decode()
+            if line:
+                name, _, value = line.partition(":")
+                fields[name] = value[1:] if value.startswith(" ") else value
+                continue
+            frame, fields = fields, {}
+            yield frame
+
+
 class RefereeError(Exception):
     """An error answer (problem+json); ``code`` is the stable code, ``problem`` the whole body."""
 
@@ -242,27 +260,16 @@ class EventStream:
                                stream=True, timeout=(self.ref.timeout, max(self.ref.timeout, 60))) as resp:
             if resp.status_code >= 400:
                 raise RefereeError.of(resp)
-            fields: dict[str, str] = {}
-            buf = b""
-            for chunk in resp.iter_content(chunk_size=None):
-                buf += chunk
-                *lines, buf = buf.split(b"\n")
-                for raw in lines:
-                    line = raw.rstrip(b"\r").decode()
-                    if line:
-                        name, _, value = line.partition(":")
-                        fields[name] = value[1:] if value.startswith(" ") else value
-                        continue
-                    event, fields = fields, {}
-                    if "retry" in event and event["retry"].isdigit():
-                        self.retry = int(event["retry"]) / 1000
-                    if "data" not in event:
-                        continue  # a comment (heartbeat) or the retry hint
-                    if event.get("event") == "end":
-                        self.end = json.loads(event["data"])
-                        return
-                    self.last_id = int(event["id"])
-                    if event.get("event") == "legal_moves":
-                        yield {"type": "legal_moves", **json.loads(event["data"])}
-                    else:
-                        yield json.loads(event["data"])
+            for event in sse_frames(resp):
+                if "retry" in event and event["retry"].isdigit():
+                    self.retry = int(event["retry"]) / 1000
+                if "data" not in event:
+                    continue  # a comment (heartbeat) or the retry hint
+                if event.get("event") == "end":
+                    self.end = json.loads(event["data"])
+                    return
+                self.last_id = int(event["id"])
+                if event.get("event") == "legal_moves":
+                    yield {"type": "legal_moves", **json.loads(event["data"])}
+                else:
+                    yield json.loads(event["data"])
