@@ -134,6 +134,9 @@ def test_the_checker_finds_english_it_is_meant_to_find():
 
 
 def test_the_lobby_in_german_shows_no_english(web, german):
+    # a tournament's match, listed to watch: its built-in bots are seated by their participant names
+    Referee(web.url).create_match("super_blatt", 2, [{"bot": "random", "name": "builtin:random"},
+                                                     {"bot": "greedy", "name": "builtin:greedy"}])
     page = german().new_page()
     page.goto(web.url + "/")
     page.locator("select[name=game]").wait_for()
@@ -149,6 +152,7 @@ def test_the_lobby_in_german_shows_no_english(web, german):
         page.evaluate("""() => document.querySelectorAll('option[value^="account:"]').forEach(o => o.remove())""")
         assert english_in(shown_text(page)) == [], game
     assert "gieriger Bot" in page.locator("#create").inner_text()
+    assert "builtin:" not in page.locator("#watch").inner_text()
     assert "Erhöhungen" in page.locator("#games").inner_text()  # Paparazzo's option, named in German
 
 

@@ -33,8 +33,15 @@ def test_the_lobby_lists_creates_joins_and_spectates(web, browser):
     # joins: Bob, in another browser, on a phone, finds it in the lobby and takes the open seat
     bob = browser.new_context(viewport=PHONE, bypass_csp=True)
     other = bob.new_page()
+    # Bob types his name while the page's script is still loading (its catalogue held back): it stays
+    held = []
+    other.route("**/static/web/i18n/*.json", lambda route: held.append(route))
     other.goto(web.url + "/")
     other.fill("#my-name", "Bob")
+    while not held:
+        other.wait_for_timeout(20)
+    held[0].continue_()
+    other.unroute("**/static/web/i18n/*.json")
     other.locator(f"[data-join='{match_id}']").click()
     other.wait_for_selector("body[data-version]")
     assert "Bob (you)" in other.locator("#seats").inner_text()

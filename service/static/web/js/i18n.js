@@ -39,7 +39,10 @@ export const botName = (kind) => (has(`bot.${kind}`) ? t(`bot.${kind}`) : `${kin
 
 /** A seat's name: a bot seat the server named after its kind ("greedy bot") is named in the page's language. */
 export function seatName(seat) {
-  if (seat?.bot && (!seat.name || seat.name === `${seat.bot} bot`)) return botName(seat.bot);
+  // a built-in bot's own name (a tournament seats `builtin:KIND`) is said in the page's language
+  if (seat?.bot && [undefined, null, "", `${seat.bot} bot`, `builtin:${seat.bot}`].includes(seat.name)) {
+    return botName(seat.bot);
+  }
   return seat?.name || "";
 }
 

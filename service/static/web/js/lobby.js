@@ -182,7 +182,9 @@ async function start() {
   fill($("live-h"), t("lobby.toWatch"));
   fill($("games-h"), t("lobby.theGames"));
   fill($("prefs"), languageSwitch());
-  try { $("my-name").value = localStorage.getItem(NAME_KEY) || ""; } catch { /* not remembered */ }
+  try { // a name typed while the page was still loading stays
+    if (!myName()) $("my-name").value = localStorage.getItem(NAME_KEY) || "";
+  } catch { /* not remembered */ }
   $("my-name").addEventListener("change", () => {
     try { localStorage.setItem(NAME_KEY, myName()); } catch { /* not remembered */ }
   });
