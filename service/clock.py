@@ -2,7 +2,8 @@
 (``initial_seconds`` + ``increment_seconds``), kept in the match's meta, never in the game state.
 
 - ``meta["clock"]``  the settings: ``move_seconds`` or ``initial_seconds``/``increment_seconds``,
-  ``on_timeout`` ("bot", "default" or "forfeit") and ``bot`` (the kind for "bot").
+  ``on_timeout`` ("bot", "default" or "forfeit"), ``bot`` (the kind for "bot") and ``on_illegal``
+  ("refuse", or "forfeit": a seat that sends a move the rules refuse at its turn is out, as a tournament wants).
 - ``meta["timers"]`` the running timers, one per human seat that owes a decision:
   ``{seat: {"since", "deadline", "set_at"}}``; ``set_at`` is the version whose commit started it,
   which names its timeout job, so a timer fires at most once and a new timer is a new job.
@@ -19,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 ON_TIMEOUT = ("bot", "default", "forfeit")
+ON_ILLEGAL = ("refuse", "forfeit")
 MAX_SECONDS = 24 * 3600
 
 
@@ -36,6 +38,8 @@ def check_clock(clock: dict[str, Any], bot_kinds: list[str]) -> str | None:
             return f"'{name}' must be above 0 and at most {MAX_SECONDS} seconds (a day), not {value}."
     if clock.get("on_timeout") not in ON_TIMEOUT:
         return f"'on_timeout' is one of {list(ON_TIMEOUT)}, not {clock.get('on_timeout')!r}."
+    if clock.get("on_illegal", "refuse") not in ON_ILLEGAL:
+        return f"'on_illegal' is one of {list(ON_ILLEGAL)}, not {clock.get('on_illegal')!r}."
     bot = clock.get("bot")
     if bot is not None and (clock["on_timeout"] != "bot" or bot not in bot_kinds):
         return f"'bot' names the bot that plays a timed-out seat with on_timeout 'bot': one of {bot_kinds}."
@@ -47,6 +51,7 @@ def new_clock(clock: dict[str, Any], players: int) -> dict[str, Any]:
     settings = {k: clock.get(k) for k in ("move_seconds", "initial_seconds", "increment_seconds", "on_timeout")}
     if clock["on_timeout"] == "bot":
         settings["bot"] = clock.get("bot") or "random"
+    settings["on_illegal"] = clock.get("on_illegal") or "refuse"
     out: dict[str, Any] = {"clock": settings, "timers": {}}
     if settings["initial_seconds"] is not None:
         out["banks"] = [float(settings["initial_seconds"])] * players

@@ -45,6 +45,8 @@ from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, 
 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
+#: the refusals of a move by the game's rules (on_illegal forfeit turns them into a forfeit at the seat's turn)
+REFUSED = ("invalid_move", "illegal_move")
 STORE_FULL_RETRY = 60  # seconds a refused creator is told to wait (finished matches expire meanwhile)
 
 
@@ -652,6 +654,10 @@ class Referee:
                 seat = self._authorize(match, actor, expected_version)
                 answer = self._rules(match, seat, actor, move)
             except Problem as exc:
+                if exc.code in REFUSED and self._forfeits(match, seat, actor):
+                    self.forfeit(match_id, seat, match.version, exc.code)
+                    raise Problem(exc.code, f"{exc.detail} Seat {seat} forfeits the match (on_illegal forfeit).",
+                                  reason=exc.extra.get("reason"), forfeited=True) from None
                 if idempotency_key is not None and actor.player and exc.code != "bad_token":
                     # the same key may have been answered while this request was refused: answer as then
                     earlier = self._earlier_answer(match_id, actor.token, idempotency_key, digest, required=False)
@@ -683,6 +689,30 @@ class Referee:
                           f"Expected version {expected_version} but the match is at {match.version}.",
                           version=match.version)
         return seat
+
+    @staticmethod
+    def _forfeits(match: Match, seat: int, actor: Actor) -> bool:
+        """Whether a move the rules refused costs its seat the match: the clock says so (on_illegal forfeit),
+        a player sent it at its turn, and the seat is still in."""
+        return (match.meta.get("clock", {}).get("on_illegal") == "forfeit" and actor.player
+                and match.status == Status.ACTIVE and seat in GAMES[match.game].to_act(match.state)
+                and not match.meta["seats"][seat].get("out"))
+
+    def forfeit(self, match_id: str, seat: int, version: int, why: str) -> bool:
+        """``seat`` sent a move the rules refuse at ``version`` (``why``: the refusal's code): it is out, as
+        after on_timeout forfeit (default moves from then on, ranked last).  A no-op once the match moved on."""
+        def decide(match: Match) -> bool:
+            entry = match.meta["seats"][seat]
+            if match.status != Status.ACTIVE or match.version != version or entry.get("out"):
+                return False
+            entry.pop("away", None)
+            entry["out"] = True
+            match.meta_changed = True
+            match.emit([{"type": "forfeit", "data": {"seat": seat, "reason": why, "at": time.time()}, "to": "all"}])
+            self._tick(match)
+            return True
+
+        return self.store.commit(match_id, decide, lambda m: self.owed(m, m.version + 1))[1]
 
     def _rules(self, match: Match, seat: int, actor: Actor, move: Any) -> dict:
         """Apply the move to the loaded match (or raise Problem) and build the mover's answer."""

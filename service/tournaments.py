@@ -4,8 +4,9 @@ Rulings (docs/tournaments.md says the same):
 
 - **Points.** A match gives each seat points by its place: with P seats, place k (1 is first) is worth
   (P - k) / (P - 1), and seats tied for places share those places' points.  Two players: a win 1, a draw
-  1/2, a loss 0.  A seat that forfeited (missed its clock) is ranked last by the referee.  A Swiss bye is
-  worth 1 point (a win); a round robin bye (everyone sits out once when the count is odd) is worth nothing.
+  1/2, a loss 0.  A seat that forfeited (missed its clock, or sent a move the rules refuse) is ranked last
+  by the referee.  A Swiss bye is worth 1 point (a win); a round robin bye (everyone sits out once when
+  the count is odd) is worth nothing.
 - **Tie-breaks**, in this order: Buchholz, then Sonneborn-Berger, then the order of the participants as
   given.  For matches of more than two seats we use their usual multiplayer reading: Buchholz adds, for
   each match played, the mean final points of the other participants in it; Sonneborn-Berger adds, for
@@ -51,6 +52,8 @@ from service.store import Status
 TOURNAMENTS = "ref:tournaments"
 RUNNING = "ref:tournaments:running"
 DEFAULT_CLOCK = {"move_seconds": 30, "on_timeout": "forfeit"}
+#: a bot that sends a move the rules refuse forfeits that match, whatever clock the tournament was given
+CONDUCT = {"on_illegal": "forfeit"}
 SEARCH_BUDGET = 20_000  # nodes the Swiss search visits before it settles for the fewest repeated pairs
 LOCK_MS = 60_000  # longer than an advance may run (ADVANCE_TIMEOUT): two never overlap
 ADVANCE_TIMEOUT = 50  # seconds a job that moves a tournament on may take (it creates a round's matches)
@@ -227,7 +230,7 @@ class Tournaments:
             rounds = rounds or max(1, math.ceil(math.log2(len(participants))))
         elif rounds is not None and rounds != len(schedule):
             raise Problem("invalid_tournament", f"This round robin has {len(schedule)} rounds, not {rounds}.")
-        clock_request = {"on_timeout": "forfeit", **(clock_request or DEFAULT_CLOCK)}
+        clock_request = {"on_timeout": "forfeit", **(clock_request or DEFAULT_CLOCK), **CONDUCT}
         why = clock.check_clock(clock_request, sorted(BOT_KINDS))
         if why:
             raise Problem("invalid_clock", why)

@@ -205,6 +205,14 @@ class TimeoutData(Schema):
     at = fields.Float(required=True, metadata={"description": "When the timeout fired (Unix seconds)."})
 
 
+class ForfeitData(Schema):
+    seat = fields.Integer(required=True)
+    reason = fields.String(required=True, metadata={
+        "enum": ["invalid_move", "illegal_move"],
+        "description": "The code the seat's move was refused with (the clock's on_illegal is forfeit)."})
+    at = fields.Float(required=True, metadata={"description": "When the seat forfeited (Unix seconds)."})
+
+
 class AwayData(Schema):
     seat = fields.Integer(required=True)
     bot = fields.String(required=True, metadata={"description": "The bot now playing the seat."})
@@ -231,6 +239,7 @@ def _referee_events(game: Game) -> dict[str, type[Schema]]:
         "match_finished": OUTCOMES[game.name],
         "match_aborted": NoData,
         "timeout": TimeoutData,
+        "forfeit": ForfeitData,
         "away": AwayData,
         "back": SeatData,
         "rematch": RematchData,

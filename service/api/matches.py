@@ -79,6 +79,13 @@ class ClockSchema(Schema):
         "description": "bot: a bot plays the seat until its owner acts again; default: the game's safe default "
                        "move for that decision; forfeit: the seat is out (default moves from then on, ranks last)."})
     bot = fields.String(metadata={"description": "With on_timeout bot: the bot kind (default random)."})
+    on_illegal = fields.String(load_default="refuse", metadata={
+        "enum": ["refuse", "forfeit"],
+        "description": "refuse: a move the rules refuse is answered 422 and changes nothing; forfeit: a seat that "
+                       "sends one at its turn (illegal_move or invalid_move) is out, as on_timeout forfeit "
+                       "(a tournament's matches of bot accounts)."})
+
+
 class Seed(fields.Raw):
     """An integer of at most 64 bits or a printable string."""
 
@@ -171,6 +178,7 @@ class ClockViewSchema(Schema):
     increment_seconds = fields.Float(allow_none=True)
     on_timeout = fields.String()
     bot = fields.String()
+    on_illegal = fields.String()
     seats = fields.List(fields.Nested(TimerSchema))
 
 

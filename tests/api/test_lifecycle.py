@@ -17,7 +17,7 @@ from service.games import GAMES
 from service.games.base import concretize
 from service.problems import Problem
 from service.record import replay
-from service.referee import Actor
+from service.referee import REFUSED, Actor
 from tests import outbox
 from tests.workers import test_jobs
 from tests.workers.test_jobs import burst
@@ -51,7 +51,7 @@ def problem(resp, status: int, code: str) -> dict:
     {"initial_seconds": 60, "increment_seconds": 0}, {"initial_seconds": 60, "increment_seconds": 90000},
     {"move_seconds": 5, "on_timeout": "resign"}, {"move_seconds": 5, "on_timeout": "bot", "bot": "grandmaster"},
     {"move_seconds": 5, "initial_seconds": 5}, {}, {"move_seconds": 5, "increment_seconds": 1},
-    {"move_seconds": 5, "on_timeout": "default", "bot": "random"},
+    {"move_seconds": 5, "on_timeout": "default", "bot": "random"}, {"move_seconds": 5, "on_illegal": "resign"},
 ])
 def test_unusable_clocks_are_refused(http, clock):
     problem(http.post("/matches", json={"game": "super_blatt", "players": 2, "clock": clock}), 422, "invalid_clock")
@@ -245,6 +245,61 @@ def test_forfeit_zombie_to_the_end_ranks_last_then_record_replay_and_rematch(iso
     assert ref.snapshot(mid, None)["rematch"] == {"id": first["id"]}
     assert first["token"] not in json.dumps(ref.snapshot(mid, tokens[0]))
     assert first["token"] not in json.dumps(ref.events(mid, tokens[0]))
+
+
+def test_with_on_illegal_forfeit_a_refused_move_at_its_turn_puts_the_seat_out_and_nothing_else_does(isolated):
+    ref, client = isolated
+    bad = {"type": "take", "column": 99}
+    plain = ref.create_match("super_blatt", 2, {"first_seat": 0}, 5, [{"name": "ann"}, {"name": "bob"}],
+                             {"move_seconds": 60})
+    assert ref.snapshot(plain["id"], None)["clock"]["on_illegal"] == "refuse"  # the default: refused, no more
+    with pytest.raises(Problem) as exc:
+        ref.apply_move(plain["id"], Actor.of(plain["seats"][0]["token"]), bad)
+    assert exc.value.code in REFUSED and "forfeited" not in exc.value.extra
+    assert ref.store.load(plain["id"]).version == 1 and not ref.snapshot(plain["id"], None)["seats"][0]["out"]
+
+    m = ref.create_match("super_blatt", 3, {"first_seat": 0}, 5, [{"name": "ann"}, {"name": "bob"}, {"bot": "random"}],
+                         {"move_seconds": 60, "on_illegal": "forfeit"})
+    mid, tokens = m["id"], [s["token"] for s in m["seats"]]
+    legal = ref.legal_moves(mid, tokens[0])["moves"]
+
+    def refused(token: str, move: dict, **kw) -> Problem:
+        with pytest.raises(Problem) as exc:
+            ref.apply_move(mid, Actor.of(token), move, **kw)
+        return exc.value
+
+    # what does not cost a seat: a move out of turn (malformed or not), a stale version, the referee's own seat path
+    assert refused(tokens[1], bad).code == "invalid_move" and refused(tokens[1], legal[0]).code == "not_your_turn"
+    assert refused(tokens[0], legal[0], expected_version=0).code == "stale_version"
+    with pytest.raises(Problem):
+        ref.apply_move(mid, Actor.playing(0), bad)
+    assert ref.store.load(mid).version == 1
+    # a move the rules refuse, sent by the seat at its turn: refused as ever, and the seat is out
+    exc = refused(tokens[0], bad)
+    assert exc.code in REFUSED and exc.extra["forfeited"] is True and "forfeits the match" in exc.detail
+    snap = ref.snapshot(mid, tokens[1])
+    assert snap["seats"][0]["out"] and snap["clock"]["seats"][0]["deadline"] is None and snap["version"] == 2
+    assert [e["data"] for e in ref.events(mid, None)["events"] if e["type"] == "forfeit"] == [
+        {"seat": 0, "reason": exc.code, "at": pytest.approx(time.time(), abs=30)}]
+    assert refused(tokens[0], legal[0]).code == "seat_out"
+    assert not ref.forfeit(mid, 0, 2, "illegal_move")  # once out, out: nothing more is written
+    rng = random.Random(3)
+    while ref.store.load(mid).status == "active":  # seat 0's default moves and the bot's come from the worker
+        play_out(ref, mid, rng, {1})
+        burst(ref, client)
+    burst(ref, client)
+    result = ref.result(mid, None)
+    assert result["forfeited"] == [0] and result["ranking"][-1] == [0]
+    assert ref.record(mid, None)["seats"][0]["forfeited"]
+
+
+def test_a_forfeit_for_a_refused_move_answers_problem_json_with_forfeited(http):
+    m = create(http, clock={"move_seconds": 60, "on_illegal": "forfeit"}, options={"first_seat": 0})
+    answer = problem(http.post(f"/matches/{m['id']}/moves", json={"move": {"type": "take", "column": 99}},
+                               headers=auth(m["seats"][0]["token"])), 422, "invalid_move")
+    assert answer["forfeited"] is True
+    assert http.get(f"/matches/{m['id']}").json["seats"][0]["out"]
+    assert http.delete(f"/matches/{m['id']}", headers=auth(m["host_token"])).json["status"] == "aborted"
 
 
 def test_a_seat_timed_out_under_bot_is_back_as_soon_as_its_owner_moves(isolated):

@@ -128,3 +128,15 @@ def test_a_tournament_that_cannot_be_played_is_refused(http):
     assert create(clock={"move_seconds": 5, "initial_seconds": 5}).get_json()["code"] == "invalid_clock"
     assert create(game="chess").get_json()["code"] == "unknown_game"
     assert http.get("/tournaments/nope").get_json()["code"] == "unknown_tournament"
+
+
+def test_every_tournament_match_forfeits_a_seat_for_a_refused_move_whatever_clock_was_asked(http):
+    name = f"conduct-{uuid.uuid4().hex[:6]}"
+    assert http.post("/bots", json={"name": name, "games": ["super_blatt"]}).status_code == 201
+    for clock in (None, {"move_seconds": 20, "on_timeout": "forfeit", "on_illegal": "refuse"}):
+        body = {"game": "super_blatt", "players_per_match": 2, "format": "round_robin",
+                "participants": [name, "builtin:greedy"], **({"clock": clock} if clock else {})}
+        created = http.post("/tournaments", json=body)
+        assert created.status_code == 201, created.get_json()
+        shown = http.get(f"/tournaments/{created.get_json()['id']}").get_json()["clock"]
+        assert shown["on_illegal"] == "forfeit" and shown["on_timeout"] == "forfeit"

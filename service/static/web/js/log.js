@@ -14,6 +14,7 @@ export const COMMON = {
   match_aborted: () => t("log.match_aborted"),
   timeout: (d, x) => t(`log.timeout_${d.action === "forfeit" ? "forfeit" : d.action === "bot" ? "bot" : "default"}`,
     { name: x.name(d.seat) }),
+  forfeit: (d, x) => t("log.forfeit", { name: x.name(d.seat) }),
   away: (d, x) => t("log.away", { name: x.name(d.seat), bot: botName(d.bot) }),
   back: (d, x) => t("log.back", { name: x.name(d.seat) }),
   rematch: () => t("log.rematch"),
