@@ -11,8 +11,9 @@ Keys of one bot, all under the hash tag ``{m:bot:<name>}`` (one Redis Cluster sl
 - ``ref:{m:bot:<name>}``          hash: ``name``, ``games`` (JSON), ``token`` (its hash), ``away`` (the bot
   kind that plays its seats while it is offline), ``created``, ``status`` ("active", read by the page
   script), ``version`` (the seq of its last event), and while it plays a match: ``seat:<match>`` (JSON
-  ``{seat, token}``), ``sent:<match>:<seat>`` (the last version whose turn was sent), ``done:<match>``,
-  ``away:<match>`` (the seat was handed to a bot because the bot was offline).  It has no ``game`` field,
+  ``{seat, token}``), ``sent:<match>:<seat>`` (the last version whose turn was sent) and ``away:<match>``
+  (the seat was handed to a bot because the bot was offline); the match's end removes them with the
+  ``match.finished`` event, in one step, so a bot's hash holds only the matches it plays now.  It has no ``game`` field,
   so the match store (``Store.load``) and every match route never take it for a match.
 - ``ref:{m:bot:<name>}:events``   stream of its events, entry ``0-<seq>`` (``{seq, v, type, data, to}``),
   capped at ``INBOX_LEN`` entries
@@ -73,6 +74,21 @@ local seq = redis.call('HINCRBY', KEYS[1], 'version', 1)
 local e = '{"seq":' .. seq .. ',"v":' .. seq .. ',"to":[0],"type":"' .. ARGV[3] .. '","data":' .. ARGV[4] .. '}'
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '0-' .. seq, 'e', e)
 if ARGV[6] then redis.call('HSET', KEYS[1], ARGV[6], ARGV[7]) end
+redis.call('PUBLISH', KEYS[1] .. ':notify', seq)
+return seq
+"""
+# The end of a match, once: KEYS hash, events; ARGV match id, data (JSON), maxlen.  When the bot still holds
+# its seat there (``seat:<match>``), removes every field of that match and appends ``match.finished``;
+# 0 when it does not (sent already), -1 when there is no such bot (retired).
+FINISH = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], 'seat:' .. ARGV[1]) == 0 then return 0 end
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.find(field, ':' .. ARGV[1], 1, true) then redis.call('HDEL', KEYS[1], field) end
+end
+local seq = redis.call('HINCRBY', KEYS[1], 'version', 1)
+local e = '{"seq":' .. seq .. ',"v":' .. seq .. ',"to":[0],"type":"match.finished","data":' .. ARGV[2] .. '}'
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '0-' .. seq, 'e', e)
 redis.call('PUBLISH', KEYS[1] .. ':notify', seq)
 return seq
 """
@@ -155,9 +171,19 @@ class Bots:
         return {"name": name, "games": orjson.loads(raw[1]), "away": raw[2].decode(), "created": float(raw[3])}
 
     def retire(self, name: str, token: str | None) -> dict:
+        """Retire a bot: its seats in matches still running are handed to its away bot, which plays them to
+        the end (as if it were offline for good), then its keys go."""
         if self.me(token) != name:
             raise Problem("not_your_bot", f"That token is not {name!r}'s.")
-        self.redis.delete(bot_key(name), events_key(inbox_id(name)))
+        key = bot_key(name)
+        away = self.redis.hget(key, "away")
+        for field, seat in self.redis.hgetall(key).items():
+            if field.startswith(b"seat:"):
+                try:
+                    self.ref.away(field[5:].decode(), orjson.loads(seat)["token"], away.decode() if away else None)
+                except Problem:  # over, or away already
+                    pass
+        self.redis.delete(key, events_key(inbox_id(name)))
         self.redis.delete(token_key(token))
         self.redis.zrem(BOTS, name)
         return {"name": name, "retired": True}
@@ -195,6 +221,11 @@ class Bots:
         the field ``also`` of its hash in the same step."""
         return int(self.ref.store.redis.eval(PUSH, 2, bot_key(name), events_key(inbox_id(name)), dedup, value,
                                              kind, orjson.dumps(data), INBOX_LEN, *(also or ())))
+
+    def finish(self, name: str, data: dict) -> int:
+        """Send ``match.finished`` once and forget the match (its seat, token and marks), in one step."""
+        return int(self.redis.eval(FINISH, 2, bot_key(name), events_key(inbox_id(name)), data["match_id"],
+                                   orjson.dumps(data), INBOX_LEN))
 
     def open_stream(self, token: str | None):
         """Check a bot's event stream request and count it against the bot's open streams; a bot coming back
@@ -426,12 +457,9 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
             if known is None:  # not announced yet (its creator does, then relays), or done with
                 continue
             if over:
-                data = {"match_id": match_id, "game": match.game, "seat": seat, "status": match.status.value,
-                        "result": match.result, "forfeited": bool(seats[seat].get("out"))}
-                if bots.push(name, "match.finished", data, f"done:{match_id}", 1) > 0:
-                    fields = [f for f in ref.store.redis.hkeys(key)
-                              if match_id.encode() in f and not f.startswith(b"done:")]
-                    ref.store.redis.hdel(key, *fields)
+                bots.finish(name, {"match_id": match_id, "game": match.game, "seat": seat,
+                                   "status": match.status.value, "result": match.result,
+                                   "forfeited": bool(seats[seat].get("out"))})
                 continue
             if seats[seat].get("away") and bots.online(name) and ref.store.redis.hdel(key, f"away:{match_id}"):
                 try:  # handed to the away bot while it looked offline: it is back (its next commit relays)

@@ -201,7 +201,8 @@ class BotResource(MethodView):
     @blp.doc(operationId="retireBot", security=BEARER)
     @problems(blp, "bad_token", "not_your_bot", "redis_unavailable")
     def delete(self, name: str):
-        """Retire a bot (its own token): its name, token and events are gone."""
+        """Retire a bot (its own token): its name, token and events are gone; its seats in matches still running
+        are played to the end by its away bot."""
         return bots().retire(name, bearer())
 
 

@@ -19,8 +19,10 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
+import redis
 import requests
 
+from service.bots import bot_key
 from tests.conftest import ROOT, Server, wait_for
 
 CLOCK = {"move_seconds": 30, "on_timeout": "forfeit"}  # ample on a loaded machine; a killed bot waits it once
@@ -303,6 +305,56 @@ def test_a_turn_carries_only_its_own_seats_view_and_legal_moves(srv):
     requests.delete(f"{srv.url}/matches/{match_id}", headers=auth(created["host_token"]), timeout=10)
     assert inbox.wait("match.finished")[0]["status"] == "aborted"
     inbox.close()
+
+
+def answer_turns(srv, inbox: Inbox, match_id: str, token: str, turns: int) -> int:
+    """Answer the bot's next ``turns`` turns of a match from its inbox (the first legal move); how many."""
+    answered = set()
+    deadline = time.monotonic() + 60
+    while len(answered) < turns and time.monotonic() < deadline:
+        if requests.get(f"{srv.url}/matches/{match_id}", timeout=10).json()["status"] != "active":
+            break
+        turn = next((t for t in inbox.of("turn") if t["match_id"] == match_id and t["version"] not in answered), None)
+        if turn is None:
+            time.sleep(0.05)
+            continue
+        answered.add(turn["version"])
+        requests.post(f"{srv.url}/matches/{match_id}/moves", headers=auth(token), timeout=10,
+                      json={"move": concrete(turn["moves"][0]), "expected_version": turn["version"]})
+    return len(answered)
+
+
+def test_a_finished_match_leaves_nothing_in_the_bots_account_and_a_retired_bots_seat_is_played_out(srv, redis_url):
+    name = f"ret-{tag()}"
+    token = register(srv, name, games=["super_blatt"], away="greedy")
+    inbox = Inbox(srv, token)
+    wait_for(lambda: online(srv, name), 10)
+    store = redis.Redis.from_url(redis_url)
+
+    def fields_of(match_id: str) -> list[bytes]:
+        return [f for f in store.hkeys(bot_key(name)) if match_id.encode() in f]
+
+    def create() -> tuple[str, str]:
+        match_id = requests.post(f"{srv.url}/matches", timeout=10, json={
+            "game": "super_blatt", "players": 2, "seats": [{"bot": "random"}, {"bot_account": name}]}).json()["id"]
+        started = wait_for(lambda: next((e for e in inbox.of("match.started") if e["match_id"] == match_id), None), 15)
+        return match_id, started["token"]
+
+    # played to the end: match.finished comes once, and the account keeps no field of that match
+    first, seat_token = create()
+    answer_turns(srv, inbox, first, seat_token, 10_000)
+    finished = wait_for(lambda: [e for e in inbox.of("match.finished") if e["match_id"] == first], 30)
+    assert finished[0]["status"] == "finished" and fields_of(first) == []
+    # retired in the middle of a match: its away bot plays its seat to the end
+    second, seat_token = create()
+    assert answer_turns(srv, inbox, second, seat_token, 2) == 2
+    assert fields_of(second)
+    assert requests.delete(f"{srv.url}/bots/{name}", headers=auth(token), timeout=10).status_code == 200
+    inbox.close()
+    wait_for(lambda: requests.get(f"{srv.url}/matches/{second}", timeout=10).json()["status"] == "finished", 60)
+    events = requests.get(f"{srv.url}/matches/{second}/events", timeout=10).json()["events"]
+    assert {"seat": 1, "bot": "greedy"} in [e["data"] for e in events if e["type"] == "away"]
+    assert not store.exists(bot_key(name))
 
 
 # -- tournaments ------------------------------------------------------------------------------------------
