@@ -11,7 +11,8 @@ Keys of one bot, all under the hash tag ``{m:bot:<name>}`` (one Redis Cluster sl
 - ``ref:{m:bot:<name>}``          hash: ``name``, ``games`` (JSON), ``token`` (its hash), ``away`` (the bot
   kind that plays its seats while it is offline), ``created``, ``status`` ("active", read by the page
   script), ``version`` (the seq of its last event), and while it plays a match: ``seat:<match>`` (JSON
-  ``{seat, token}``), ``sent:<match>:<seat>`` (the last version whose turn was sent) and ``away:<match>``
+  ``{seat, token}``), ``started:<match>`` (``match.started`` was sent), ``sent:<match>:<seat>`` (the last
+  version whose turn was sent) and ``away:<match>``
   (the seat was handed to a bot because the bot was offline); the match's end removes them with the
   ``match.finished`` event, in one step, so a bot's hash holds only the matches it plays now.  It has no ``game`` field,
   so the match store (``Store.load``) and every match route never take it for a match.
@@ -300,9 +301,27 @@ class Bots:
                                           "token": token, "players": len(created["seats"]),
                                           "seats": [{"seat": s["seat"], "name": s["name"]} for s in created["seats"]],
                                           **(tags or {})},
+                  f"started:{created['id']}", 1,
                   also=(f"seat:{created['id']}", orjson.dumps({"seat": seat, "token": token})))
         self.redis.zadd(PLAYING, {created["id"]: time.time()})
         ensure_sweep(self.ref)
+
+    def seat_rematch(self, match_id: str) -> None:
+        """Tell the bot accounts of a finished match of its rematch (once each: ``started:<id>``), with their
+        seat and token there, planned by ``Referee.rematch``."""
+        old = self.ref.store.load(match_id)
+        plan = old.meta.get("rematch") if old is not None else None
+        new = self.ref.store.load(plan["id"]) if plan else None
+        if new is None:
+            return
+        accounts = [(i, s["account"]) for i, s in enumerate(old.meta["seats"]) if s.get("account")]
+        created = {"id": new.id, "game": new.game,
+                   "seats": [{"seat": i, "name": s["name"]} for i, s in enumerate(new.meta["seats"])]}
+        for i, name in accounts:
+            mine = plan["seats"][str(i)]
+            self.announce(name, created, mine["seat"], mine["token"])
+        if accounts:
+            relay(self.ref, new.id)
 
     # -- challenges ----------------------------------------------------------------------------------
     def challenge(self, name: str, game: str, players: int, options: dict, seats: list[dict] | None,

@@ -999,7 +999,8 @@ class Referee:
         if asked["made"] or self.store.load(plan["id"]) is None:
             n = old.meta["players"]
             people = {int(i): old.meta["seats"][int(i)] for i in plan["seats"]}
-            seats = [{"name": people[(j - 1) % n]["name"], "bot": people[(j - 1) % n]["bot"]} for j in range(n)]
+            # a bot account keeps its seat (service/bots.py ``Bots.seat_rematch`` tells it of its new one)
+            seats = [{k: people[(j - 1) % n].get(k) for k in ("name", "bot", "account")} for j in range(n)]
             tokens = {p["seat"]: p["token"] for p in plan["seats"].values() if p["token"]}
             clocked = clock.new_clock(old.meta["clock"], n) if "clock" in old.meta else {}
             host = next(h for h, s in old.auth.items() if s == HOST)  # the old host token hosts the rematch

@@ -9,6 +9,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from service.api import BEARER, OPTIONAL_BEARER, Blueprint, bearer, problems, referee
+from service.bots import Bots
 
 blp = Blueprint("lifecycle", __name__, url_prefix="/matches",
                 description="The life of a match: away and back, records, rematches")
@@ -136,5 +137,8 @@ class Rematch(MethodView):
         """Play again: same game, options, clock and people, seats rotated by one, a new seed, bots kept.
 
         Asking again (any seat) returns the same rematch; each seat finds its own new seat and token
-        here and in its view of this match (`rematch`)."""
-        return referee().rematch(match_id, bearer())
+        here and in its view of this match (`rematch`); a bot account seated here is seated there too and
+        learns of it on its event stream (`match.started`)."""
+        out = referee().rematch(match_id, bearer())
+        Bots(referee()).seat_rematch(match_id)
+        return out

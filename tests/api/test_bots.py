@@ -324,7 +324,8 @@ def answer_turns(srv, inbox: Inbox, match_id: str, token: str, turns: int) -> in
     return len(answered)
 
 
-def test_a_finished_match_leaves_nothing_in_the_bots_account_and_a_retired_bots_seat_is_played_out(srv, redis_url):
+def test_a_finished_match_leaves_nothing_in_the_account_a_rematch_reseats_the_bot_and_retiring_hands_it_on(
+        srv, redis_url):
     name = f"ret-{tag()}"
     token = register(srv, name, games=["super_blatt"], away="greedy")
     inbox = Inbox(srv, token)
@@ -345,15 +346,23 @@ def test_a_finished_match_leaves_nothing_in_the_bots_account_and_a_retired_bots_
     answer_turns(srv, inbox, first, seat_token, 10_000)
     finished = wait_for(lambda: [e for e in inbox.of("match.finished") if e["match_id"] == first], 30)
     assert finished[0]["status"] == "finished" and fields_of(first) == []
+    # a rematch (asked by the bot itself here) seats it again, rotated, and tells it so
+    asked = requests.post(f"{srv.url}/matches/{first}/rematch", headers=auth(seat_token), timeout=10).json()
+    second = asked["id"]
+    started = wait_for(lambda: [e for e in inbox.of("match.started") if e["match_id"] == second], 15)
+    assert len(started) == 1 and started[0]["seat"] == asked["seat"] == 0 and started[0]["token"] == asked["token"]
+    assert requests.get(f"{srv.url}/matches/{second}", timeout=10).json()["seats"][0]["name"] == name
+    requests.post(f"{srv.url}/matches/{first}/rematch", headers=auth(seat_token), timeout=10)  # asked again: no news
     # retired in the middle of a match: its away bot plays its seat to the end
-    second, seat_token = create()
+    seat_token = started[0]["token"]
     assert answer_turns(srv, inbox, second, seat_token, 2) == 2
+    assert len([e for e in inbox.of("match.started") if e["match_id"] == second]) == 1
     assert fields_of(second)
     assert requests.delete(f"{srv.url}/bots/{name}", headers=auth(token), timeout=10).status_code == 200
     inbox.close()
     wait_for(lambda: requests.get(f"{srv.url}/matches/{second}", timeout=10).json()["status"] == "finished", 60)
     events = requests.get(f"{srv.url}/matches/{second}/events", timeout=10).json()["events"]
-    assert {"seat": 1, "bot": "greedy"} in [e["data"] for e in events if e["type"] == "away"]
+    assert {"seat": 0, "bot": "greedy"} in [e["data"] for e in events if e["type"] == "away"]
     assert not store.exists(bot_key(name))
 
 
