@@ -156,6 +156,19 @@ def test_the_lobby_in_german_shows_no_english(web, german):
     assert "Erhöhungen" in page.locator("#games").inner_text()  # Paparazzo's option, named in German
 
 
+def test_a_tournament_page_in_german_shows_no_english(web, german):
+    tour = requests.post(f"{web.url}/tournaments", timeout=10, json={
+        "game": "super_blatt", "players_per_match": 2, "format": "swiss", "rounds": 1,
+        "participants": ["builtin:random", "builtin:greedy", "builtin:search"]}).json()  # the last sits out
+    page = german().new_page()
+    page.goto(f"{web.url}/tournaments/{tour['id']}/page")
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('beendet')", timeout=120000)
+    text = shown_text(page)
+    assert english_in(text) == [] and "builtin:" not in text, text
+    assert "Schweizer System" in text and "Zufalls-Bot" in page.locator("#standings").inner_text()
+    assert "Freilos: Such-Bot" in page.locator("#rounds").inner_text()
+
+
 @pytest.mark.parametrize("game", sorted(PLAYERS))
 def test_every_table_in_german_shows_no_english_at_start_mid_game_and_end(web, german, game):
     ref = Referee(web.url)
