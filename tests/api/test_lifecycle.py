@@ -151,6 +151,18 @@ def play_out(ref, mid: str, rng: random.Random, seats: set[int]) -> None:
         ref.apply_move(mid, Actor.playing(seat), concretize(rng.choice(game.legal_moves(match.state, seat)), rng))
 
 
+def played_out_with_seat_0_out(ref, client, mid: str, rng: random.Random) -> dict:
+    """Seat 1 played at random, seat 0's default moves and the bot's from the worker, to the end: the result,
+    in which seat 0, out, ranks last."""
+    while ref.store.load(mid).status == "active":
+        play_out(ref, mid, rng, {1})
+        burst(ref, client)
+    burst(ref, client)
+    result = ref.result(mid, None)
+    assert result["forfeited"] == [0] and result["ranking"][-1] == [0]
+    return result
+
+
 def test_a_timeout_and_a_move_at_the_same_instant_exactly_one_happens(isolated):
     ref, _ = isolated
     outcomes = []
@@ -208,13 +220,8 @@ def test_forfeit_zombie_to_the_end_ranks_last_then_record_replay_and_rematch(iso
     with pytest.raises(Problem) as exc:
         ref.away(mid, tokens[0], None)
     assert exc.value.code == "seat_out"
-    rng = random.Random(1)
-    while ref.store.load(mid).status == "active":  # seat 0's default moves and the bot's come from the worker
-        play_out(ref, mid, rng, {1})
-        burst(ref, client)
-    burst(ref, client)
-    result = ref.result(mid, None)
-    assert result["forfeited"] == [0] and result["ranking"][-1] == [0] and 0 not in result["winners"]
+    result = played_out_with_seat_0_out(ref, client, mid, random.Random(1))
+    assert 0 not in result["winners"]
 
     record = ref.record(mid, None)
     assert record["seats"][0]["forfeited"] and record["clock"]["on_timeout"] == "forfeit"
@@ -283,13 +290,7 @@ def test_with_on_illegal_forfeit_a_refused_move_at_its_turn_puts_the_seat_out_an
         {"seat": 0, "reason": exc.code, "at": pytest.approx(time.time(), abs=30)}]
     assert refused(tokens[0], legal[0]).code == "seat_out"
     assert not ref.forfeit(mid, 0, 2, "illegal_move")  # once out, out: nothing more is written
-    rng = random.Random(3)
-    while ref.store.load(mid).status == "active":  # seat 0's default moves and the bot's come from the worker
-        play_out(ref, mid, rng, {1})
-        burst(ref, client)
-    burst(ref, client)
-    result = ref.result(mid, None)
-    assert result["forfeited"] == [0] and result["ranking"][-1] == [0]
+    played_out_with_seat_0_out(ref, client, mid, random.Random(3))
     assert ref.record(mid, None)["seats"][0]["forfeited"]
 
 
