@@ -21,7 +21,9 @@ Every write of a match is one Lua compare-and-set (``CAS``): it reads the versio
 still the one the commit read, writes the hash, the events, the expiry and the ops the commit owes
 (jobs, deadlines, notes) into the match's outbox, in the match's slot.  A concurrent commit makes it
 fail and the caller re-decides.  No transaction spans the store and RQ's server: the dispatcher moves
-the outbox on (service/outbox.py).  Nothing about a match is kept in process memory between requests.
+the outbox on (service/outbox.py).  When both are one server (not a cluster), the script writes the
+deadlines, their voiding and the notes itself, where the dispatcher would have put them, and only the
+jobs to enqueue now wait in the outbox.  Nothing about a match is kept in process memory between requests.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
-from service.outbox import channel, encode, index_key, outbox_key
+from service.outbox import channel, due_jobs_key, due_key, encode, index_key, outbox_key
 
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
 
@@ -190,11 +192,12 @@ class AlreadyAnswered(Exception):
 
 
 # The one write of a match: a compare-and-set on its version.  KEYS hash, events, outbox[, idempotency key]
-# [, outbox index]; ARGV 1 version read ('' for a new match: the hash must not exist yet), 2 ttl, 3 flags,
-# 4 idempotent answer, 5 now, 6 outbox channel, 7 match id, then counted groups: fields to set (name, value),
-# fields to delete, events (id, event), outbox ops (id, op).  Flags: i an idempotency key (KEYS[4]), x the
-# outbox index (the last key), c compacted (events only extend a stream rebuilt for reading), D drop the
-# events (compaction), k keep the version (no notification).
+# [, outbox index][, the global keys of direct ops]; ARGV 1 version read ('' for a new match: the hash must
+# not exist yet), 2 ttl, 3 flags, 4 idempotent answer, 5 now, 6 outbox channel, 7 match id, then counted
+# groups: fields to set (name, value), fields to delete, events (id, event), outbox ops (id, op), direct ops
+# (command, key, a, b: see ``Store.direct_ops``).  Flags: i an idempotency key (KEYS[4]), x the outbox index
+# (the key after it), c compacted (events only extend a stream rebuilt for reading), D drop the events
+# (compaction), k keep the version (no notification).
 CAS = """
 local flags = ARGV[3]
 local has = function(f) return string.find(flags, f, 1, true) ~= nil end
@@ -222,8 +225,20 @@ n = tonumber(ARGV[i])
 if n > 0 then
   redis.call('HSET', KEYS[3], unpack(ARGV, i + 1, i + 2 * n))
   redis.call('EXPIRE', KEYS[3], ARGV[2])
-  if has('x') then redis.call('ZADD', KEYS[#KEYS], 'NX', ARGV[5], ARGV[7]) end
+  if has('x') then redis.call('ZADD', KEYS[idem and 5 or 4], 'NX', ARGV[5], ARGV[7]) end
   redis.call('PUBLISH', ARGV[6], ARGV[7])
+end
+i = i + 2 * n + 1
+n = tonumber(ARGV[i])
+for j = i + 1, i + 4 * n, 4 do
+  local cmd, key, a, b = ARGV[j], ARGV[j + 1], ARGV[j + 2], ARGV[j + 3]
+  if cmd == 'z' then redis.call('ZADD', key, a, b)
+  elseif cmd == 'zgt' or cmd == 'znx' then redis.call('ZADD', key, string.upper(string.sub(cmd, 2)), a, b)
+  elseif cmd == 'zrem' then redis.call('ZREM', key, a)
+  elseif cmd == 'trim' then redis.call('ZREMRANGEBYSCORE', key, '-inf', a)
+  elseif cmd == 'hset' then redis.call('HSET', key, a, b)
+  elseif cmd == 'hdel' then redis.call('HDEL', key, a)
+  else return redis.error_reply('unknown direct op ' .. cmd) end
 end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 if not has('c') then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
@@ -306,6 +321,10 @@ class Store:
         self.outbox = outbox
         self.channel = channel(outbox)
         self.index = None if self.cluster else index_key(outbox)
+        # one server for the matches and RQ: the ops that only write global sorted sets (deadlines, their
+        # voiding, notes) are written by the commit itself, and only jobs to enqueue now go through the outbox
+        self.direct = not self.cluster and queue is client
+        self.due, self.due_jobs = due_key(outbox), due_jobs_key(outbox)
 
     @property
     def redis(self) -> redis.Redis | RedisCluster:
@@ -549,6 +568,9 @@ class Store:
         if fields is None:
             fields = self._fields(match, full=new or match.meta_changed, version=match.version + (not new))
         deleted = deleted or []
+        direct: list[Any] = []
+        if self.direct and ops:
+            ops, direct = self.direct_ops(ops)
         keys = [match_key(match.id), events_key(match.id), outbox_key(match.id, self.outbox)]
         if idem:
             keys.append(idem[0])
@@ -556,6 +578,7 @@ class Store:
         if self.index is not None and ops:
             keys.append(self.index)
             flags += "x"
+        keys += sorted({direct[k] for k in range(1, len(direct), 4)})  # declared, as a script's keys should be
         if match.log is not None:
             flags += "c"
         args: list[Any] = ["" if new else match.version, self._ttl(match), flags, idem[1] if idem else "",
@@ -567,10 +590,33 @@ class Store:
             args += [f"0-{e['seq']}", dumps(e)]
         args.append(len(ops))
         args += encode(ops)
+        args.append(len(direct) // 4)
+        args += direct
         done = self.run(self._cas_script, keys, args)
         if done == 2:
             raise AlreadyAnswered(idem[0] if idem else "")
         return bool(done)
+
+    def direct_ops(self, ops: dict[str, dict]) -> tuple[dict[str, dict], list[Any]]:
+        """Split a commit's ops into those for the outbox (jobs to enqueue now: RQ's enqueuing is the
+        dispatcher's) and the script's own commands for the rest (command, key, a, b each), which write
+        what ``outbox.Sender.send`` would: a deadline into the due set, a voided one out of it, a note."""
+        kept: dict[str, dict] = {}
+        direct: list[Any] = []
+        for op_id, op in ops.items():
+            kind = op["kind"]
+            if kind == "job" and op.get("at") is not None:
+                direct += ["z", self.due, op["at"], op["id"], "hset", self.due_jobs, op["id"], orjson.dumps(op)]
+            elif kind == "void":
+                direct += ["zrem", self.due, op["id"], "", "hdel", self.due_jobs, op["id"], ""]
+            elif kind == "note":
+                mode = op["mode"]
+                direct += ["z" if mode == "set" else f"z{mode}", op["key"], op["score"], op["member"]]
+                if op.get("trim_before") is not None:
+                    direct += ["trim", op["key"], op["trim_before"], ""]
+            else:
+                kept[op_id] = op
+        return kept, direct
 
     def taken(self, match_id: str, op_ids: list[bytes], pipe=None) -> None:
         """Delete the ops of a match's outbox that were dispatched (``TAKEN``), on ``pipe`` when given (the
