@@ -116,7 +116,8 @@ def test_views_show_each_deadline_with_the_server_time(isolated):
     assert not client.exists(outbox_keys.outbox_key(m["id"], ref.settings.queue))
     # a move stops the timer: the commit voids its timeout job, which would find nothing owed
     ref.apply_move(m["id"], Actor.of(m["seats"][0]["token"]), {"type": "take", "column": 0})
-    assert client.zscore(key, job_id) is None and client.hget(outbox_keys.due_jobs_key(ref.settings.queue), job_id) is None
+    assert client.zscore(key, job_id) is None
+    assert client.hget(outbox_keys.due_jobs_key(ref.settings.queue), job_id) is None
     outbox.dispatch(ref)
     assert not client.exists(Job.key_for(job_id))
 
