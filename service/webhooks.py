@@ -43,10 +43,10 @@ from standardwebhooks import Webhook
 
 from service.metrics import WEBHOOK_DELIVERIES
 
-EVENT_TYPES = ("match.started", "turn", "move", "seat.timeout", "match.finished", "match.aborted")
+EVENT_TYPES = ("match.started", "turn", "move", "seat.timeout", "seat.forfeit", "match.finished", "match.aborted")
 #: the event log's types that become a message of their own (a move is built from ``moved``)
-FROM_LOG = {"match_started": "match.started", "timeout": "seat.timeout", "match_finished": "match.finished",
-            "match_aborted": "match.aborted"}
+FROM_LOG = {"match_started": "match.started", "timeout": "seat.timeout", "forfeit": "seat.forfeit",
+            "match_finished": "match.finished", "match_aborted": "match.aborted"}
 
 
 def hook_key(match_id: str) -> str:

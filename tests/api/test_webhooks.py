@@ -97,7 +97,7 @@ def test_every_delivery_verifies_and_comes_in_order_with_only_public_events(hook
                              webhook={"url": receiver.url})
         secret = m["webhook"]["secret"]
         assert secret.startswith("whsec_") and set(m["webhook"]["events"]) == {
-            "match.started", "turn", "move", "seat.timeout", "match.finished", "match.aborted"}
+            "match.started", "turn", "move", "seat.timeout", "seat.forfeit", "match.finished", "match.aborted"}
         play_to_the_end(ref, m, turns=receiver)  # every turn of seat 0 is announced before it moves
         wait_for(lambda: any(d["type"] == "match.finished" for d in receiver.delivered(secret)), timeout=30)
         log = requests.get(f"{hooked.url}/matches/{m['id']}/webhooks",
@@ -219,12 +219,14 @@ def test_messages_follow_the_log_and_carry_only_public_events():
         {"seq": 6, "v": 1, "type": "dealt", "data": {"card": 9}, "to": [0]},
         {"seq": 7, "v": 2, "type": "timeout", "data": {"seat": 1, "action": "default"}, "to": "all"},
         {"seq": 8, "v": 2, "type": "moved", "data": {"seat": 1, "move": {"bid": 0}}, "to": [1]},
-        {"seq": 9, "v": 3, "type": "match_aborted", "data": {}, "to": "all"},
+        {"seq": 9, "v": 3, "type": "forfeit", "data": {"seat": 0, "reason": "illegal_move", "at": 1.5}, "to": "all"},
+        {"seq": 10, "v": 4, "type": "match_aborted", "data": {}, "to": "all"},
     ]
     out = list(messages("m1", log, None, 0, 0))
     assert [(m.type, m.id) for m in out] == [("match.started", "msg_m1_3"), ("move", "msg_m1_4"),
                                              ("seat.timeout", "msg_m1_7"), ("move", "msg_m1_8"),
-                                             ("match.aborted", "msg_m1_9")]
+                                             ("seat.forfeit", "msg_m1_9"), ("match.aborted", "msg_m1_10")]
+    assert out[4].data == {"seat": 0, "reason": "illegal_move", "at": 1.5}
     assert out[1].data == {"version": 1, "seat": 0, "events": [{"type": "bid_placed", "data": {"seat": 0}}]}
     sent = json.dumps([m.data for m in out])
     assert '"bid": 3' not in sent and '"card"' not in sent  # a sealed move stays sealed, a dealt card private
