@@ -12,10 +12,10 @@ Keys of one bot, all under the hash tag ``{m:bot:<name>}`` (one Redis Cluster sl
   kind that plays its seats while it is offline), ``created``, ``status`` ("active", read by the page
   script), ``version`` (the seq of its last event), and while it plays a match: ``seat:<match>`` (JSON
   ``{seat, token}``), ``started:<match>`` (``match.started`` was sent), ``sent:<match>:<seat>`` (the last
-  version whose turn was sent) and ``away:<match>``
-  (the seat was handed to a bot because the bot was offline); the match's end removes them with the
-  ``match.finished`` event, in one step, so a bot's hash holds only the matches it plays now.  It has no ``game`` field,
-  so the match store (``Store.load``) and every match route never take it for a match.
+  version whose turn was sent) and ``away:<match>`` (the seat was handed to a bot because the bot was
+  offline); the match's end removes them with the ``match.finished`` event, in one step, so a bot's hash
+  holds only the matches it plays now.  It has no ``game`` field, so the match store (``Store.load``) and
+  every match route never take it for a match.
 - ``ref:{m:bot:<name>}:events``   stream of its events, entry ``0-<seq>`` (``{seq, v, type, data, to}``),
   capped at ``INBOX_LEN`` entries
 - ``ref:{m:bot:<name>}:streams:0`` its open event streams (leases): the bot is online while one is live
