@@ -220,3 +220,28 @@ def test_sweeper_fires_a_lost_timeout_of_a_match_between_people(isolated, monkey
     timeouts = [e["data"] for e in ref.store.events(m["id"], 0) if e["type"] == "timeout"]
     assert timeouts[0]["seat"] == 0  # (the next seat's clock may run out in the burst too)
     assert len({(t["seat"], t["deadline"]) for t in timeouts}) == len(timeouts), "each timer ran out once"
+
+
+def test_the_webhook_sweep_leaves_a_delivery_waiting_in_the_outbox_and_resends_a_lost_one(redis_url, monkeypatch):
+    """On one server the commit writes a webhook's note itself, while its delivery job waits in the outbox for the
+    dispatcher: the sweep takes that job for alive, and sends the delivery again only once it is lost."""
+    from service.outbox import outbox_key
+    from workers.jobs import sweep_webhooks
+
+    monkeypatch.setenv("REFEREE_QUEUE", f"test-{uuid.uuid4().hex[:8]}")
+    monkeypatch.setenv("REFEREE_WEBHOOK_ALLOW", "127.0.0.1")
+    client = redis.Redis.from_url(redis_url)
+    ref = Referee(client, Settings.from_env())
+    try:
+        m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 3, [{"name": "a"}, {"name": "b"}],
+                             webhook={"url": "http://127.0.0.1:9/hook"})
+        job_id = f"hooks_{m['id']}"
+        assert client.hexists(outbox_key(m["id"], ref.settings.queue), job_id)  # the job, for the dispatcher
+        assert sweep_webhooks(ref) == 0 and len(ref.queue) == 0  # waiting there is alive: nothing sent twice
+        outbox.dispatch(ref)
+        assert len(ref.queue) == 1
+        ref.queue.empty()  # a worker took it and died
+        assert sweep_webhooks(ref) == 1 and len(ref.queue) == 1
+    finally:
+        for queue in (*ref.bot_queues, ref.search_queue):
+            queue.delete(delete_jobs=True)
