@@ -416,8 +416,8 @@ class Bots:
 
 
 def relay(ref: Referee, match_id: str) -> None:
-    """:func:`relay_once` until the match stands still: a commit that lands while it runs is relayed too
-    (its own job may be lost: RQ drops a job enqueued under the id of one still finishing)."""
+    """:func:`relay_once` until the match stands still: a commit that lands while it runs is relayed at once
+    (its own job, sent as the one after this, ``hooks_<match>_next``, then finds nothing new)."""
     for _ in range(RELAY_ROUNDS):
         version = relay_once(ref, match_id)
         if version is None or ref.store.redis.hget(match_key(match_id), "version") == str(version).encode():

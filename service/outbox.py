@@ -30,6 +30,7 @@ from typing import Any
 
 import orjson
 from rq import Queue, Retry
+from rq.job import Job, JobStatus
 
 #: how long RQ keeps a failed job (seconds): long enough to look at, short enough not to pile up
 FAILURE_TTL = 24 * 3600
@@ -64,14 +65,18 @@ def sent_key(job_id: str) -> str:
 
 # -- the operations a commit can owe ------------------------------------------------------------
 def job(func: str, args: list, job_id: str, queue: str, timeout: int, rid: str | None = None,
-        at: float | None = None) -> tuple[str, dict]:
-    """An RQ job, now or (``at``) once that time has come; ``rid``: the request that caused it."""
+        at: float | None = None, reused: bool = False) -> tuple[str, dict]:
+    """An RQ job, now or (``at``) once that time has come; ``rid``: the request that caused it.  ``reused``:
+    every commit of a match owes the job under the same id (a match's webhook delivery), so that queued
+    ones collapse; while one runs, the next is sent under an id of its own (``Sender.unique_if_running``)."""
     op: dict[str, Any] = {"kind": "job", "func": func, "args": list(args), "id": job_id, "queue": queue,
                           "timeout": timeout}
     if rid is not None:
         op["rid"] = rid
     if at is not None:
         op["at"] = at
+    if reused:
+        op["reused"] = True
     return job_id, op
 
 
@@ -127,6 +132,27 @@ class Sender:
                 pipe.zremrangebyscore(op["key"], "-inf", op["trim_before"])
         else:
             raise ValueError(f"unknown op kind {kind!r}")
+
+    def unique_if_running(self, ops: list[dict]) -> None:
+        """Send each ``reused`` job op whose id belongs to a job running now under another id: ``<id>_next``,
+        or, while that one runs too, an id of its own.
+
+        RQ enqueues a job under a running job's id by overwriting its key, and the running one deletes that
+        key when it ends (no result is kept): the new job would be dropped.  A job found running started
+        before this op's commit (whose effects, written first, the op's job is to handle), so the new job
+        must run after it; one that starts after this check sees that commit anyway.  ``<id>_next`` collapses
+        the commits that come while one job runs into one job after it, as the id itself does while queued."""
+        reused = [op for op in ops if op.get("reused")]
+        if not reused:
+            return
+        pipe = self.connection.pipeline(transaction=False)
+        for op in reused:
+            pipe.hget(Job.key_for(op["id"]), "status")
+            pipe.hget(Job.key_for(f"{op['id']}_next"), "status")
+        running = [status == JobStatus.STARTED.value.encode() for status in pipe.execute()]
+        for i, op in enumerate(reused):
+            if running[2 * i]:
+                op["id"] = f"{op['id']}_{time.time_ns()}" if running[2 * i + 1] else f"{op['id']}_next"
 
     def enqueue(self, pipe, op: dict) -> None:
         """The job itself: short timeout, retries with backoff, no result kept (nobody reads it, and a finished

@@ -327,9 +327,9 @@ class Referee:
         return self.people_queue if self.has_people(match) else self.queue
 
     def _job(self, queue: Queue, func: str, args: tuple, job_id: str, timeout: int | None = None,
-             at: float | None = None) -> tuple[str, dict]:
+             at: float | None = None, reused: bool = False) -> tuple[str, dict]:
         return outbox.job(f"workers.jobs.{func}", list(args), job_id, queue.name, timeout or self.settings.job_timeout,
-                          requestid.CURRENT.get(), at)
+                          requestid.CURRENT.get(), at, reused)
 
     def bot_turn_op(self, match: Match, seat: int, version: int) -> tuple[str, dict]:
         """The job that plays the bot turn owed at ``version`` and the bot turns after it (workers.jobs)."""
@@ -341,7 +341,7 @@ class Referee:
     def webhook_ops(self, match_id: str, seq: int) -> list[tuple[str, dict]]:
         """Note that the match's webhook has messages up to event ``seq`` to send, and wake its delivery."""
         return [outbox.note(due_key(self.settings.queue), match_id, seq, "gt"),
-                self._job(self.queue, "deliver_webhooks", (match_id,), f"hooks_{match_id}")]
+                self._job(self.queue, "deliver_webhooks", (match_id,), f"hooks_{match_id}", reused=True)]
 
     def scoring_queue(self, match: Match | None) -> Queue:
         return self.people_queue if match is not None and self.has_people(match) else self.queue

@@ -43,6 +43,8 @@ from standardwebhooks import Webhook
 
 from service.metrics import WEBHOOK_DELIVERIES
 
+#: seconds a delivery job waits for the match's lock, held by another one, before it leaves it to that one
+HANDOFF_S = 0.1
 EVENT_TYPES = ("match.started", "turn", "move", "seat.timeout", "seat.forfeit", "match.finished", "match.aborted")
 #: the event log's types that become a message of their own (a move is built from ``moved``)
 FROM_LOG = {"match_started": "match.started", "timeout": "seat.timeout", "forfeit": "seat.forfeit",
@@ -217,16 +219,20 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
 
     ``store``: the referee's :class:`service.store.Store`; ``queue``: the queue's server (the due set);
     ``again_in(seconds)``: schedule this again (a failed send's backoff; 0: a long backlog's next slice).
-    One delivery per match at a time: a second one finds the lock taken and leaves, as the holder reads
-    the log again before it lets go of the match.  The lock outlives one send by a few seconds and is
+    One delivery per match at a time: a second one waits up to ``HANDOFF_S`` for the lock and then leaves,
+    as the holder reads the log again before it lets go of the match (the wait covers a holder that has
+    read it for the last time and is about to let go).  The lock outlives one send by a few seconds and is
     renewed with each, so a killed worker's lock lapses soon after the sweeper re-enqueues its job."""
     from service.games import GAMES
 
     client = store.redis
     token = secrets.token_hex(8)
     lease = int((2 * settings.webhook_timeout + 5) * 1000)
-    if not client.set(lock_key(match_id), token, nx=True, px=lease):
-        return "busy"
+    waited_until = time.monotonic() + HANDOFF_S
+    while not client.set(lock_key(match_id), token, nx=True, px=lease):
+        if time.monotonic() > waited_until:
+            return "busy"
+        time.sleep(0.005)
     allowed, due = Allowed.parse(settings.webhook_allow), due_key(settings.queue)
     until = time.monotonic() + settings.job_timeout / 2  # well within RQ's timeout of the job
     try:

@@ -107,18 +107,17 @@ class Dispatcher:
                 marked = {j for j, mark in zip(jobs, marks, strict=True) if mark is not None}
         now = time.time()
         sender = self.ref.sender
+        ops = [[(op_id, orjson.loads(raw)) for op_id, raw in box.items() if op_id not in marked] for _, box in outboxes]
+        sender.unique_if_running([op for box in ops for _, op in box])
         with self.queue.pipeline() as pipe:
             pipe.multi()
             count = 0
-            for _match_id, box in outboxes:
-                for op_id, raw in box.items():
-                    if op_id in marked:
-                        continue
-                    op = orjson.loads(raw)
+            for box in ops:
+                for op_id, op in box:
                     sender.send(pipe, op, now)
                     count += 1
-                    if self.apart and op["kind"] == "job":
-                        pipe.set(sent_key(op["id"]), 1, ex=SENT_TTL)
+                    if self.apart and op["kind"] == "job":  # (under the op's own id, which a successor reads)
+                        pipe.set(sent_key(op_id.decode()), 1, ex=SENT_TTL)
             if not self.apart:  # one server: the outboxes empty in the same transaction
                 for match_id, box in outboxes:
                     self.store.taken(match_id, list(box), pipe)

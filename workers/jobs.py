@@ -241,8 +241,10 @@ def sweep_webhooks(ref: Referee) -> int:
         retry_at = ref.store.redis.hget(webhooks.hook_key(match_id), "retry_at")
         if retry_at is not None and float(retry_at) > time.time() - ref.settings.sweep_after:
             continue  # a failing target's retry is scheduled (and swept once it is overdue)
-        if not _job_alive(ref, f"hooks_{match_id}", ref.settings.job_timeout + ref.settings.webhook_timeout,
-                          match_id=match_id):  # (its note is written by the commit, the job may wait in the outbox)
+        grace = ref.settings.job_timeout + ref.settings.webhook_timeout
+        # (its note is written by the commit, and its job may wait in the outbox, or run as the one after: _next)
+        if not any(_job_alive(ref, job_id, grace, match_id=match_id)
+                   for job_id in (f"hooks_{match_id}", f"hooks_{match_id}_next")):
             ref.send(ref.webhook_ops(match_id, 0))
             requeued += 1
     return requeued

@@ -6,12 +6,14 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
 import pytest
 import redis
 from rq import Queue
+from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
@@ -222,26 +224,84 @@ def test_sweeper_fires_a_lost_timeout_of_a_match_between_people(isolated, monkey
     assert len({(t["seat"], t["deadline"]) for t in timeouts}) == len(timeouts), "each timer ran out once"
 
 
-def test_the_webhook_sweep_leaves_a_delivery_waiting_in_the_outbox_and_resends_a_lost_one(redis_url, monkeypatch):
+@pytest.fixture()
+def hooking(redis_url, monkeypatch):
+    """A referee on a queue of its own whose webhooks may target loopback, and a match with a webhook."""
+    monkeypatch.setenv("REFEREE_QUEUE", f"test-{uuid.uuid4().hex[:8]}")
+    monkeypatch.setenv("REFEREE_WEBHOOK_ALLOW", "127.0.0.1")
+    client = redis.Redis.from_url(redis_url)
+    ref = Referee(client, Settings.from_env())
+    m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 3, [{"name": "a"}, {"name": "b"}],
+                         webhook={"url": "http://127.0.0.1:9/hook"})
+    yield ref, client, m
+    for queue in (*ref.bot_queues, ref.search_queue):
+        queue.delete(delete_jobs=True)
+
+
+def test_the_webhook_sweep_leaves_a_delivery_waiting_in_the_outbox_and_resends_a_lost_one(hooking):
     """On one server the commit writes a webhook's note itself, while its delivery job waits in the outbox for the
     dispatcher: the sweep takes that job for alive, and sends the delivery again only once it is lost."""
     from service.outbox import outbox_key
     from workers.jobs import sweep_webhooks
 
-    monkeypatch.setenv("REFEREE_QUEUE", f"test-{uuid.uuid4().hex[:8]}")
-    monkeypatch.setenv("REFEREE_WEBHOOK_ALLOW", "127.0.0.1")
-    client = redis.Redis.from_url(redis_url)
-    ref = Referee(client, Settings.from_env())
-    try:
-        m = ref.create_match("super_blatt", 2, {"first_seat": 0}, 3, [{"name": "a"}, {"name": "b"}],
-                             webhook={"url": "http://127.0.0.1:9/hook"})
-        job_id = f"hooks_{m['id']}"
-        assert client.hexists(outbox_key(m["id"], ref.settings.queue), job_id)  # the job, for the dispatcher
-        assert sweep_webhooks(ref) == 0 and len(ref.queue) == 0  # waiting there is alive: nothing sent twice
+    ref, client, m = hooking
+    job_id = f"hooks_{m['id']}"
+    assert client.hexists(outbox_key(m["id"], ref.settings.queue), job_id)  # the job, for the dispatcher
+    assert sweep_webhooks(ref) == 0 and len(ref.queue) == 0  # waiting there is alive: nothing sent twice
+    outbox.dispatch(ref)
+    assert len(ref.queue) == 1
+    ref.queue.empty()  # a worker took it and died
+    assert sweep_webhooks(ref) == 1 and len(ref.queue) == 1
+
+
+def test_a_delivery_owed_while_the_matchs_delivery_runs_is_sent_after_it_never_dropped(hooking):
+    """RQ drops a job enqueued under the id of a running one (the running one deletes the key as it ends): a
+    commit's delivery owed while ``hooks_<match>`` runs goes as ``hooks_<match>_next`` (commits collapse into it),
+    and while that one runs too, under an id of its own."""
+
+    ref, client, m = hooking
+    outbox.dispatch(ref)
+    ref.queue.empty()
+    tokens = [s["token"] for s in m["seats"]]
+    base = f"hooks_{m['id']}"
+
+    def commit_and_dispatch() -> list[str]:
+        """A move of the seat to act (each commit owes the webhook's delivery), dispatched: the job ids sent."""
+        seat = ref.snapshot(m["id"], None)["to_act"][0]
+        ref.apply_move(m["id"], Actor.of(tokens[seat]), ref.legal_moves(m["id"], tokens[seat])["moves"][0])
         outbox.dispatch(ref)
-        assert len(ref.queue) == 1
-        ref.queue.empty()  # a worker took it and died
-        assert sweep_webhooks(ref) == 1 and len(ref.queue) == 1
-    finally:
-        for queue in (*ref.bot_queues, ref.search_queue):
-            queue.delete(delete_jobs=True)
+        ids = ref.queue.job_ids
+        ref.queue.empty()
+        return ids
+
+    def running(job_id: str, yes: bool = True) -> None:
+        if yes:
+            client.hset(Job.key_for(job_id), "status", "started")
+        else:
+            client.delete(Job.key_for(job_id))
+
+    assert commit_and_dispatch() == [base]  # none runs: the match's own id, which queued commits share
+    running(base)
+    assert commit_and_dispatch() == [f"{base}_next"]
+    running(f"{base}_next")
+    (own,) = commit_and_dispatch()
+    assert own.startswith(f"{base}_") and own != f"{base}_next"
+    running(base, False)
+    assert commit_and_dispatch() == [base]
+
+
+def test_a_delivery_that_finds_the_lock_taken_waits_for_its_holder_to_let_go(hooking):
+    """The holder reads the log a last time, then lets go: a delivery that came meanwhile takes the match over
+    then, rather than leave its commit to the sweeper; a holder still at work keeps it (it reads the log again)."""
+    from service import webhooks
+
+    ref, client, m = hooking
+    client.set(webhooks.lock_key(m["id"]), "holder", px=60_000)
+    again: list[float] = []
+    assert webhooks.deliver(ref.store, client, ref.settings, m["id"], again.append) == "busy"
+    releaser = threading.Timer(webhooks.HANDOFF_S / 3, lambda: client.delete(webhooks.lock_key(m["id"])))
+    client.set(webhooks.lock_key(m["id"]), "holder", px=60_000)
+    releaser.start()
+    outcome = webhooks.deliver(ref.store, client, ref.settings, m["id"], again.append)
+    releaser.join()
+    assert outcome == "retrying" and again  # it took over and tried to send (port 9 refuses): a retry is set
