@@ -138,10 +138,10 @@ class Sender:
         or, while that one runs too, an id of its own.
 
         RQ enqueues a job under a running job's id by overwriting its key, and the running one deletes that
-        key when it ends (no result is kept): the new job would be dropped.  A job found running started
-        before this op's commit (whose effects, written first, the op's job is to handle), so the new job
-        must run after it; one that starts after this check sees that commit anyway.  ``<id>_next`` collapses
-        the commits that come while one job runs into one job after it, as the id itself does while queued."""
+        key when it ends (no result is kept): the new job would be dropped.  The op's commit landed before
+        its outbox was read, so a job that starts after this check reads it anyway, while one found running
+        may have read the log before it: the op then runs after that one.  ``<id>_next`` collapses the
+        commits that come while one job runs into one job after it, as the id itself does while queued."""
         reused = [op for op in ops if op.get("reused")]
         if not reused:
             return
