@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -72,10 +73,14 @@ def new_match(url: str) -> tuple[str, str]:
     return made.json()["id"], made.json()["seats"][0]["token"]
 
 
-def play_until_bot(url: str, match_id: str, token: str, tag: str, moves: int = 40) -> list[str]:
-    """Moves of seat 0 (each with a request id of its own) until the bot has had a turn; their ids."""
+def play_until_bot(url: str, match_id: str, token: str, tag: str, moves: int = 40, seconds: float = 60) -> list[str]:
+    """Moves of seat 0 (each with a request id of its own) until the bot has had a turn; their ids.  The bot may
+    take its time on a loaded machine (it may begin the match): the wait is bounded in seconds, not in looks."""
     rng, ids, auth = random.Random(7), [], {"Authorization": f"Bearer {token}"}
-    for i in range(moves):
+    deadline, snap = time.monotonic() + seconds, {}
+    for i in itertools.count():
+        if len(ids) >= moves or time.monotonic() > deadline:
+            break
         snap = requests.get(f"{url}/matches/{match_id}", headers=auth, timeout=10).json()
         if snap["status"] != "active":
             break
@@ -93,7 +98,7 @@ def play_until_bot(url: str, match_id: str, token: str, tag: str, moves: int = 4
         ids.append(rid)
         if 1 in moved.json()["to_act"] or snap["version"] + 1 < moved.json()["version"]:
             break
-    assert ids, "no move was applied"
+    assert ids, f"no move was applied: {snap.get('status')}, to act {snap.get('to_act')}, version {snap.get('version')}"
     return ids
 
 
