@@ -30,7 +30,10 @@ QUEUE = f"metrics-test-{os.getpid()}"
 
 @pytest.fixture(scope="module")
 def served(redis_url):
-    srv = Server(redis_url, env={"REFEREE_METRICS_TOKEN": TOKEN, "REFEREE_LOG_FORMAT": "json", "REFEREE_QUEUE": QUEUE})
+    # a bot's chain of turns on a loaded machine may outlast the tests' usual 5 s job timeout: killed, it counts
+    # as failed and its retry plays on, later than these tests wait
+    srv = Server(redis_url, env={"REFEREE_METRICS_TOKEN": TOKEN, "REFEREE_LOG_FORMAT": "json", "REFEREE_QUEUE": QUEUE,
+                                 "REFEREE_JOB_TIMEOUT": "30"})
     yield srv
     srv.stop()
 
@@ -152,7 +155,7 @@ def test_metrics_count_moves_refusals_and_routes(served):
                  and value(s, "referee_http_requests_total", route=moves, method="POST", status="422") >= 1)
         return s if ready else None  # the front adds its counts every 0.5 s
 
-    samples = wait_for(counted, timeout=30, interval=0.5)
+    samples = wait_for(counted, timeout=90, interval=0.5)
     assert value(samples, "referee_moves_applied_total", by="player") >= 1
     assert value(samples, "referee_moves_applied_total", by="referee") >= 1
     assert value(samples, "referee_moves_refused_total", code="invalid_move") >= 1
