@@ -26,6 +26,7 @@ An op is a small dict; its ``kind`` says what sending it does (``SENDERS``).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -93,6 +94,39 @@ def note(key: str, member: str, score: float, mode: str = "set", trim_before: fl
     return f"note:{key}:{member}", op
 
 
+def writes(op: dict, due: str, due_jobs: str, now: float | None = None) -> list[tuple[str, str, Any, Any]] | None:
+    """What ``op`` writes into the global sets, as commands (command, key, a, b), or None for a job to enqueue
+    now: a job due later goes into the due set (``now`` None: whenever it is due), a void takes it out, a note
+    is a member of a sorted set.  ``Sender`` runs them on a transaction (``WRITE``); on one server the
+    store's compare-and-set runs them itself (its ``CAS`` script knows the same commands)."""
+    kind = op["kind"]
+    if kind == "job":
+        if op.get("at") is None or (now is not None and op["at"] <= now):
+            return None
+        return [("z", due, op["at"], op["id"]), ("hset", due_jobs, op["id"], orjson.dumps(op))]
+    if kind == "void":
+        return [("zrem", due, op["id"], ""), ("hdel", due_jobs, op["id"], "")]
+    if kind == "note":
+        mode = op["mode"]
+        found = [("z" if mode == "set" else f"z{mode}", op["key"], op["score"], op["member"])]
+        if op.get("trim_before") is not None:
+            found.append(("trim", op["key"], op["trim_before"], ""))
+        return found
+    raise ValueError(f"unknown op kind {kind!r}")
+
+
+#: each command of ``writes`` on a redis-py pipeline
+WRITE: dict[str, Callable[[Any, str, Any, Any], Any]] = {
+    "z": lambda pipe, key, a, b: pipe.zadd(key, {b: a}),
+    "zgt": lambda pipe, key, a, b: pipe.zadd(key, {b: a}, gt=True),
+    "znx": lambda pipe, key, a, b: pipe.zadd(key, {b: a}, nx=True),
+    "zrem": lambda pipe, key, a, b: pipe.zrem(key, a),
+    "trim": lambda pipe, key, a, b: pipe.zremrangebyscore(key, "-inf", a),
+    "hset": lambda pipe, key, a, b: pipe.hset(key, a, b),
+    "hdel": lambda pipe, key, a, b: pipe.hdel(key, a),
+}
+
+
 def encode(ops: dict[str, dict]) -> list[bytes]:
     """The outbox fields of a commit: op id, op, ... (for the compare-and-set's arguments)."""
     out: list[bytes] = []
@@ -115,23 +149,11 @@ class Sender:
 
     def send(self, pipe, op: dict, now: float) -> None:
         """Queue ``op`` on ``pipe`` (a begun transaction on RQ's server)."""
-        kind = op["kind"]
-        if kind == "job":
-            if op.get("at") is not None and op["at"] > now:
-                pipe.zadd(self.due, {op["id"]: op["at"]})
-                pipe.hset(self.due_jobs, op["id"], orjson.dumps(op))
-                return
+        found = writes(op, self.due, self.due_jobs, now)
+        if found is None:
             self.enqueue(pipe, op)
-        elif kind == "void":
-            pipe.zrem(self.due, op["id"])
-            pipe.hdel(self.due_jobs, op["id"])
-        elif kind == "note":
-            mode = op["mode"]
-            pipe.zadd(op["key"], {op["member"]: op["score"]}, gt=mode == "gt", nx=mode == "nx")
-            if op.get("trim_before") is not None:
-                pipe.zremrangebyscore(op["key"], "-inf", op["trim_before"])
-        else:
-            raise ValueError(f"unknown op kind {kind!r}")
+        for command, key, a, b in found or ():
+            WRITE[command](pipe, key, a, b)
 
     def unique_if_running(self, ops: list[dict]) -> None:
         """Send each ``reused`` job op whose id belongs to a job running now under another id: ``<id>_next``,

@@ -45,7 +45,7 @@ from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
-from service.outbox import channel, due_jobs_key, due_key, encode, index_key, outbox_key
+from service.outbox import channel, due_jobs_key, due_key, encode, index_key, outbox_key, writes
 
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
 
@@ -599,23 +599,16 @@ class Store:
 
     def direct_ops(self, ops: dict[str, dict]) -> tuple[dict[str, dict], list[Any]]:
         """Split a commit's ops into those for the outbox (jobs to enqueue now: RQ's enqueuing is the
-        dispatcher's) and the script's own commands for the rest (command, key, a, b each), which write
-        what ``outbox.Sender.send`` would: a deadline into the due set, a voided one out of it, a note."""
+        dispatcher's) and the script's own commands for the rest (command, key, a, b each: ``outbox.writes``,
+        what the dispatcher would write: a deadline into the due set, a voided one out of it, a note)."""
         kept: dict[str, dict] = {}
         direct: list[Any] = []
         for op_id, op in ops.items():
-            kind = op["kind"]
-            if kind == "job" and op.get("at") is not None:
-                direct += ["z", self.due, op["at"], op["id"], "hset", self.due_jobs, op["id"], orjson.dumps(op)]
-            elif kind == "void":
-                direct += ["zrem", self.due, op["id"], "", "hdel", self.due_jobs, op["id"], ""]
-            elif kind == "note":
-                mode = op["mode"]
-                direct += ["z" if mode == "set" else f"z{mode}", op["key"], op["score"], op["member"]]
-                if op.get("trim_before") is not None:
-                    direct += ["trim", op["key"], op["trim_before"], ""]
-            else:
+            found = writes(op, self.due, self.due_jobs)
+            if found is None:
                 kept[op_id] = op
+            for command in found or ():
+                direct += command
         return kept, direct
 
     def taken(self, match_id: str, op_ids: list[bytes], pipe=None) -> None:

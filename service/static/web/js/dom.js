@@ -33,8 +33,8 @@ export function fill(el, ...children) {
 export const words = (name) => String(name).replaceAll("_", " ");
 
 /** 15000 -> "15,000". */
-export const num = (n) => (n === null || n === undefined ? "?"
-  : Number(n).toLocaleString(document.documentElement.lang === "de" ? "de-DE" : "en-US"));
+export const num = (n, options = {}) => (n === null || n === undefined ? "?"
+  : Number(n).toLocaleString(document.documentElement.lang === "de" ? "de-DE" : "en-US", options));
 
 /** Any JSON value as words: {"photo_value": 42000, "photos": {"A": 2}} -> "photo value 42,000; photos (A 2)". */
 export function readable(value) {

@@ -12,8 +12,7 @@ const COLUMNS = ["rank", "participant", "points", "buchholz", "sonneborn_berger"
 
 /** A participant as the page says it: a built-in bot by its kind's name, a bot account by its own. */
 const who = (participant) => (participant.startsWith("builtin:") ? botName(participant.slice(8)) : participant);
-const points = (p) => Number(p).toLocaleString(document.documentElement.lang === "de" ? "de-DE" : "en-US",
-  { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const points = (p) => num(p, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const cell = (row, c) => {
   if (c === "participant") return who(row[c]);
   return ["points", "buchholz", "sonneborn_berger"].includes(c) ? points(row[c]) : num(row[c]);
