@@ -33,8 +33,8 @@ PROCESSES = 4
 #: ``referee serve``'s workers (bot turns, scorings) run below the API on the host they share with it: under
 #: load, a move's request comes first (docs/benchmarks.md#one-queue-the-front-and-its-app-processes-2026-11-27)
 WORKERS_NICE = 5
-PROCESSES_HELP = ("app processes: Flask, one request at a time each, fed by the front first come first served "
-                  "(long-polls and streams wait in the front and hold none)")
+PROCESSES_HELP = ("API processes (granian's workers): each answers the connections it accepted, Flask on its event "
+                  "loop, long-polls and streams held there")
 
 
 def _print(value: Any) -> None:
@@ -113,7 +113,7 @@ def claim_port(host: str, port: int) -> socket.socket:
 
 def cmd_serve(args) -> int:
     from service.embedded import EmbeddedRedis
-    from service.processes import ApiProcesses
+    from service.serving.server import ApiProcesses
     from workers.run import replace_dead, start_workers, stop_workers
 
     catch_stop_signals()
@@ -153,7 +153,7 @@ def cmd_serve(args) -> int:
     if queue_url := os.environ.get("REFEREE_QUEUE_URL"):
         where += f", queue: {queue_url}"
     scheme = Settings.from_env().scheme
-    print(f"Referee on {scheme}://{args.host}:{args.port}  (Redis: {where}; {args.processes} app processes, "
+    print(f"Referee on {scheme}://{args.host}:{args.port}  (Redis: {where}; {args.processes} API processes, "
           f"{args.workers} workers, {args.search_workers} search workers). Ctrl-C stops everything.", flush=True)
 
     def tend_the_rest() -> None:
@@ -163,7 +163,7 @@ def cmd_serve(args) -> int:
 
     try:
         status = _supervise(api, tend_the_rest)
-    finally:  # in order: the front drains, the app processes, the workers finish their jobs, the store last
+    finally:  # in order: the API processes drain, the workers finish their jobs, the store last
         api.stop()
         stop_workers(workers)
         if embedded:
@@ -187,8 +187,8 @@ def _supervise(api, more=lambda: None) -> int:
 
 
 def cmd_api(args) -> int:
-    """The API alone (the front and its app processes) against REDIS_URL: what an API host runs."""
-    from service.processes import ApiProcesses
+    """The API alone (granian and its API processes) against REDIS_URL: what an API host runs."""
+    from service.serving.server import ApiProcesses
 
     if not os.environ.get("REDIS_URL"):
         print("referee api needs REDIS_URL (the Redis the workers use)", file=sys.stderr)
@@ -205,7 +205,7 @@ def cmd_api(args) -> int:
         return 2
     raise_open_files()
     api = ApiProcesses(args.host, args.port, args.processes)
-    print(f"Referee API on {Settings.from_env().scheme}://{args.host}:{args.port} ({args.processes} app processes). "
+    print(f"Referee API on {Settings.from_env().scheme}://{args.host}:{args.port} ({args.processes} API processes). "
           "Ctrl-C stops it.", flush=True)
     try:
         status = _supervise(api)

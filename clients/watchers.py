@@ -187,12 +187,12 @@ def descendants(pid: int) -> list[int]:
 
 
 def api_rss(serve_pid: int) -> int:
-    """Bytes of resident memory of the API processes (the front and the app processes)."""
+    """Bytes of resident memory of the API processes (granian's server and its API processes)."""
     total = 0
     for pid in descendants(serve_pid):
         try:
             with open(f"/proc/{pid}/comm", "rb") as fh:
-                if not fh.read().startswith((b"referee-front", b"referee-app")):
+                if not fh.read().startswith((b"referee-api", b"referee-app")):
                     continue
             with open(f"/proc/{pid}/status") as fh:
                 total += next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))

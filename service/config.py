@@ -89,6 +89,9 @@ class Settings:
     #: requests one client address may have under way at once, held long-polls and streams included
     #: (503 ``client_limit`` with Retry-After past it)
     max_per_client: int
+    #: requests one client address may have waiting for Flask, or in it, in one API process: the lines of the
+    #: addresses are served in turn, and past this a request is answered 503 ``client_limit`` with Retry-After
+    max_waiting_per_client: int
     #: seconds an app process may take over one request: past it the request is answered 504 ``app_timeout``
     #: and the process is replaced
     app_timeout: float
@@ -155,6 +158,7 @@ class Settings:
             body_timeout=float(os.environ.get("REFEREE_BODY_TIMEOUT", 30)),
             max_connections=_int("REFEREE_MAX_CONNECTIONS", 16384),
             max_per_client=_int("REFEREE_MAX_PER_CLIENT", 4096),
+            max_waiting_per_client=_int("REFEREE_MAX_WAITING_PER_CLIENT", 128),
             app_timeout=float(os.environ.get("REFEREE_APP_TIMEOUT", 30)),
             tls_cert=os.environ.get("REFEREE_TLS_CERT") or None,
             tls_key=os.environ.get("REFEREE_TLS_KEY") or None,

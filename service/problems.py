@@ -54,6 +54,7 @@ CODES: dict[str, tuple[int, str]] = {
     "unavailable": (503, "The server is starting or restarting; retry"),
     "webhook_refused": (422, "The webhook's target is refused"),
     "store_full": (503, "The store is nearly full; no new match for now"),
+    "head_too_large": (431, "The request's head is too large"),
     "client_limit": (503, "Too many requests under way from this address; retry"),
     "app_timeout": (504, "The server took too long over this request"),
 }

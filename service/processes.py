@@ -5,7 +5,7 @@ A terminal's Ctrl-C reaches every process of its foreground process group at onc
 in the parent's group, the embedded server would go first and the rest would fail against it.  So
 every child runs in a process group of its own (:func:`fork`, and ``process_group=0`` for the
 embedded server): a group-wide signal reaches the parent alone, which stops the children in order,
-each when its turn comes (the front, the app processes, the workers, the store last).
+each when its turn comes (the API server and its processes, the workers, the store last).
 
 The parent counts the stop signals it gets (:func:`catch_stop_signals`): the first asks for an
 orderly stop, a second one while stopping for a quick one (:func:`hurried`), in which what is
@@ -16,17 +16,12 @@ re-enqueues a job a killed worker held.
 from __future__ import annotations
 
 import ctypes
-import logging
 import multiprocessing as mp
 import os
-import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
-
-from service import multiproc
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _signals: list[int] = []
@@ -98,7 +93,7 @@ def stop_processes(procs: list, timeout: float = 10.0) -> None:
 
 def name_process(name: str) -> None:
     """Name this process as ``ps -o comm`` and /proc/<pid>/comm show it (15 bytes): a forked child otherwise
-    shows its parent's name (``referee-front``, ``referee-app-N``, ``referee-worker``...)."""
+    shows its parent's name (``referee-api``, ``referee-app``, ``referee-worker``...)."""
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(15, name.encode()[:15])  # PR_SET_NAME
     except (OSError, AttributeError):
@@ -118,75 +113,3 @@ def die_with_parent(parent: int | None = None) -> None:
         pass
     if parent is not None and os.getppid() != parent:
         os.kill(os.getpid(), signal.SIGTERM)
-
-
-log = logging.getLogger("referee.processes")
-
-
-# -- the API's processes: the front (the wire) and the app processes, kept alive ------------------------------
-
-def front_main(*args) -> None:
-    from service import front
-
-    front.main(*args)
-
-
-def app_main(*args) -> None:
-    from service import pool
-
-    pool.main(*args)
-
-
-FRONT_TRIES = 3
-FRONT_QUICK = 5.0  # seconds: a front that dies sooner after its start counts as one that cannot start
-
-
-class ApiProcesses:
-    """The front and its app processes, as ``referee serve`` and ``referee api`` run them: forked from the
-    caller, each restarted when it dies (``replace_dead``, called from the caller's loop).  The app processes
-    reach the front on a Unix socket in a folder only this user may enter."""
-
-    def __init__(self, host: str, port: int, processes: int) -> None:
-        self.host, self.port = host, port
-        self.dir = tempfile.mkdtemp(prefix="referee-api-")  # mode 0700
-        self.path = os.path.join(self.dir, "apps.sock")
-        self.parent = os.getpid()
-        self.front = self._spawn(front_main, (host, port, self.path, self.parent), "referee-front")
-        self.front_started, self.front_failures = time.monotonic(), 0
-        self.apps = [self._spawn(app_main, (self.path, self.parent, f"referee-app-{i}"), f"referee-app-{i}")
-                     for i in range(processes)]
-
-    @staticmethod
-    def _spawn(target, args: tuple, name: str) -> mp.Process:
-        return fork(target, args, name)
-
-    @property
-    def processes(self) -> list[mp.Process]:
-        return [self.front, *self.apps]
-
-    def replace_dead(self) -> None:
-        """Restart what died; raise RuntimeError when the front dies within ``FRONT_QUICK`` seconds of each
-        of ``FRONT_TRIES`` starts in a row (it cannot bind its port, say): restarting it again would not help."""
-        if not self.front.is_alive():
-            quick = time.monotonic() - self.front_started < FRONT_QUICK
-            self.front_failures = self.front_failures + 1 if quick else 0
-            if self.front_failures >= FRONT_TRIES:
-                raise RuntimeError(f"the front exited {FRONT_TRIES} times at start (status {self.front.exitcode}); "
-                                   "see its log above")
-            log.warning("the front exited (%s); restarting it", self.front.exitcode)
-            multiproc.process_dead(self.front.pid)
-            self.front = self._spawn(front_main, (self.host, self.port, self.path, self.parent), "referee-front")
-            self.front_started = time.monotonic()
-        for i, proc in enumerate(self.apps):
-            if not proc.is_alive():
-                log.warning("%s exited (%s); restarting it", proc.name, proc.exitcode)
-                multiproc.process_dead(proc.pid)
-                self.apps[i] = self._spawn(app_main, (self.path, self.parent, proc.name), proc.name)
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """The front first (it drains: see ``run``), then the app processes, idle by then."""
-        from service.config import Settings
-
-        stop_processes([self.front], Settings.from_env().drain + timeout)
-        stop_processes(self.apps, timeout)
-        shutil.rmtree(self.dir, ignore_errors=True)

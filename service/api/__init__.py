@@ -291,17 +291,16 @@ class Blueprint(_Blueprint):
 
 
 #: what any request may be answered, whatever its route
-EVERY_ROUTE = ("malformed_request", "body_timeout", "internal", "unavailable", "client_limit", "app_timeout")
+EVERY_ROUTE = ("malformed_request", "head_too_large", "body_timeout", "internal", "client_limit", "app_timeout")
 
 
 def problems(blp: Blueprint, *codes: str) -> Callable:
     """Document the error answers a route can give, grouped by HTTP status, codes listed.
 
     ``invalid_body`` is a 400 (not JSON) or a 422 (not the expected shape); any route may fail
-    with ``internal``, which the tests make sure never happens, with ``unavailable`` while the server
-    (re)starts its app processes, and with the front's limits (service/front.py): a missing or doubled
-    ``Host`` (``malformed_request``), a body that does not arrive in time, too many requests from one address,
-    an app process that takes too long.
+    with ``internal``, which the tests make sure never happens, and with the API process's limits
+    (service/serving/front.py): a missing or doubled ``Host`` (``malformed_request``), a head too large, a body that
+    does not arrive in time, too many requests from one address, a request Flask holds too long.
     """
     by_status: dict[int, list[str]] = defaultdict(list)
     for code in (*codes, *EVERY_ROUTE):
@@ -360,12 +359,12 @@ def bearer_token(header: str | None) -> str | None:
     return token.strip()
 
 
-#: the answer header by which a route asks the front (service/front.py) to hold its request on the event loop:
-#: a long-poll with nothing newer yet (``{"poll": {since, wait}}``), an event stream it opened (``{"stream":
-#: {...}}``).  The app process moves it from the headers into the answer frame (service/pool.py); it never
-#: reaches a client.  Holding is the front's alone: no process, thread or Redis connection waits.
+#: the answer header by which a route asks the front (service/serving/front.py) to hold its request on the event
+#: loop: a long-poll with nothing newer yet (``{"poll": {since, wait}}``), an event stream it opened (``{"stream":
+#: {...}}``).  service/serving/wsgi.py takes it out of the answer's headers; it never reaches a client.  Holding
+#: is the event loop's alone: no thread or Redis connection waits.
 HOLD = "Referee-Hold"
-#: WSGI environ keys an app process fills for the front's log line and metrics: the route's template
+#: WSGI environ keys Flask fills for the front's log line and metrics: the route's template
 #: (``/matches/{match_id}/moves``) and the match id of the path, where there is one
 ROUTE = "referee.route"
 MATCH = "referee.match"

@@ -159,7 +159,7 @@ def test_a_worker_killed_while_a_deadline_is_pending_still_times_the_seat_out(lo
                          clock={"move_seconds": 2, "on_timeout": "forfeit"})
     # the worker processes (and the scheduler each forks) die at once; the API's processes stay
     api = {p for p in children(lone_server.proc.pid)
-           if Path(f"/proc/{p}/comm").read_text(errors="replace").startswith(("referee-front", "referee-app"))}
+           if Path(f"/proc/{p}/comm").read_text(errors="replace").startswith(("referee-api", "referee-app"))}
     killed = []
     for pid in children(lone_server.proc.pid):
         if pid not in api:

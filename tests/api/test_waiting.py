@@ -346,30 +346,6 @@ def test_a_stream_and_a_long_poll_end_the_same_over_http(server):
     assert polled.json()["status"] == "aborted" and "Referee-Hold" not in polled.headers
 
 
-class InlinePool:
-    """The app processes, in this process: each request frame is answered by the test app at once."""
-
-    links = [object()]
-
-    def __init__(self, app) -> None:
-        self.app = app
-
-    def submit(self, frame: bytes, done) -> None:
-        done(self._answer(frame))
-
-    async def call(self, frame: bytes):
-        return self._answer(frame)
-
-    def _answer(self, frame: bytes):
-        from service.pool import FRAME, answer
-
-        head_len = FRAME.unpack_from(frame)[0]
-        out = answer(self.app, orjson.loads(frame[8:8 + head_len]), frame[8 + head_len:])
-        head_len = FRAME.unpack_from(out)[0]
-        status, headers, stream, route, match_id = orjson.loads(out[8:8 + head_len])
-        return status, headers, out[8 + head_len:], stream, route, match_id
-
-
 class Client:
     """An ASGI server's side of one request, as far as the front uses it: whole answers go to ``sent``, streamed
     parts to ``chunks``; ``hang_up`` is the client going away."""
@@ -403,7 +379,7 @@ def scope(path: str, query: str, headers: dict | None = None) -> dict:
 
 def test_an_unreachable_redis_answers_503_from_the_front(app):
     """The front's own Redis link (pub/sub) down: 503 redis_unavailable with Retry-After, not 500."""
-    from service.front import Front
+    from service.serving.front import Front
 
     settings = dataclasses.replace(Settings.from_env(), redis_url=f"redis://127.0.0.1:{free_port()}/0",
                                    redis_timeout=0.5)
@@ -411,7 +387,7 @@ def test_an_unreachable_redis_answers_503_from_the_front(app):
     sent = []
 
     async def call(path, query, headers=None):
-        front = Front(settings, InlinePool(app))  # one per loop
+        front = Front(settings, app)  # one per loop
         client = Client(sent)
         await front(scope(path, query, headers), client.receive, client.send)
 
@@ -430,8 +406,8 @@ def test_a_commit_during_the_long_polls_re_check_wakes_it(app):
     client loop).  Here the notification arrives during the first re-check."""
     from contextlib import asynccontextmanager
 
-    from service.front import Front
-    from service.hub import Waiter
+    from service.serving.front import Front
+    from service.serving.hub import Waiter
 
     http = app.test_client()
     created = http.post("/matches", json={"game": "super_blatt", "players": 2, "options": {"first_seat": 0},
@@ -461,7 +437,7 @@ def test_a_commit_during_the_long_polls_re_check_wakes_it(app):
     sent = []
 
     async def call():
-        front = Front(Settings.from_env(), InlinePool(app))
+        front = Front(Settings.from_env(), app)
         front.hub = Hub()
         client = Client(sent)
         await front(scope(f"/matches/{mid}", f"since={version}&wait=5"), client.receive, client.send)
@@ -552,7 +528,7 @@ def test_a_stream_held_longer_than_its_first_lease_still_counts_against_the_limi
 def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others():
     """The front's heartbeat task serves every stream: a client whose heartbeat fails at once (closed under it)
     or later ends only its own stream, and the others keep their heartbeats."""
-    from service.hub import Beats, Waiter
+    from service.serving.hub import Beats, Waiter
 
     class Transport:  # a stream's outlet, as far as the heartbeats use it
         def __init__(self, refuse: str | None) -> None:
@@ -587,13 +563,13 @@ def test_one_stream_whose_transport_refuses_a_heartbeat_does_not_stop_the_others
 def test_a_long_poll_whose_client_hangs_up_is_let_go_at_once(app, redis_url):
     """A held long-poll whose client goes (a closed tab) ends then, not at its deadline: 10,000 watchers who
     leave do not stay held for their minute."""
-    from service.front import Front
+    from service.serving.front import Front
 
     mid = app.test_client().post("/matches", json={"game": "super_blatt", "players": 2}).get_json()["id"]
     version = app.test_client().get(f"/matches/{mid}").get_json()["version"]
 
     async def call() -> float:
-        front = Front(dataclasses.replace(Settings.from_env(), redis_url=redis_url), InlinePool(app))
+        front = Front(dataclasses.replace(Settings.from_env(), redis_url=redis_url), app)
         client = Client([])
         held = asyncio.ensure_future(front(scope(f"/matches/{mid}", f"since={version}&wait=30"), client.receive,
                                            client.send))

@@ -381,37 +381,41 @@ def test_one_address_may_hold_only_so_many_requests(wire):
     assert requests.get(f"{wire.url}/healthz").status_code == 200
 
 
-def test_a_stuck_app_process_is_answered_504_and_replaced(redis_url):
-    """The app processes stop (SIGSTOP: alive, never answering): the request one holds is answered 504
-    ``app_timeout`` at REFEREE_APP_TIMEOUT, the process is replaced, and the next request is served."""
-    srv = Server(redis_url, workers=0, env={"REFEREE_APP_TIMEOUT": "2"})
+def test_a_stuck_request_is_answered_504_and_its_process_replaced(tmp_path):
+    """Flask stuck on one request (here: its store stopped by SIGSTOP, alive but never answering, with a Redis
+    timeout longer than the deadline): the request is answered 504 ``app_timeout`` at REFEREE_APP_TIMEOUT, the
+    API process that held it is replaced, and once the store is back every request is served."""
+    from service.embedded import EmbeddedRedis
+
+    store = EmbeddedRedis(tmp_path / "store", persist=False)
+    url = store.start()
+    srv = Server(url, workers=0, env={"REFEREE_APP_TIMEOUT": "2", "REFEREE_REDIS_TIMEOUT": "60"})
+    valkey = store.proc.pid
     try:
-        apps = named(srv.proc.pid, "referee-app")
-        assert apps, "no app process found"
-        for pid in apps:
-            os.kill(pid, signal.SIGSTOP)
+        mid = requests.post(f"{srv.url}/matches", json={"game": "super_blatt", "players": 2}).json()["id"]
+        apps = set(named(srv.proc.pid, "referee-app"))
+        assert len(apps) == 2, apps
+        os.kill(valkey, signal.SIGSTOP)
         t0 = time.monotonic()
-        answer = requests.get(f"{srv.url}/games", timeout=20)
+        answer = requests.get(f"{srv.url}/matches/{mid}", timeout=20)
         assert answer.status_code == 504 and answer.json()["code"] == "app_timeout"
         assert 2 <= time.monotonic() - t0 < 6
-        deadline = time.monotonic() + 20
-        while requests.get(f"{srv.url}/games", timeout=20).status_code != 200:
-            assert time.monotonic() < deadline, "the stuck process was not replaced"
-            time.sleep(0.2)
-        # an idle stuck one is found when it is handed a request
-        assert wait_for(lambda: [pid for pid in apps if pid not in named(srv.proc.pid, "referee-app")], timeout=10), \
-            "no stuck process was killed"
+        os.kill(valkey, signal.SIGCONT)
+        assert wait_for(lambda: len(now := set(named(srv.proc.pid, "referee-app"))) == 2 and now != apps,
+                        timeout=20), "the stuck process was not replaced"
+        for _ in range(10):  # whichever process answers
+            assert requests.get(f"{srv.url}/matches/{mid}", timeout=10).status_code == 200
     finally:
-        for pid in named(srv.proc.pid, "referee-app"):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGCONT)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(valkey, signal.SIGCONT)
         srv.stop()
+        store.close()
 
 
 STREAMING_APP = r'''
-import asyncio, sys, uvloop
+import sys
 from service.config import Settings
-from service.front import wire_server
+from service.serving.server import wire_server
 
 sent = 0
 
@@ -426,10 +430,8 @@ async def app(scope, receive, send):
         if sent % 16 == 0:
             print(sent, flush=True)
 
-async def main():
-    await wire_server(app, "127.0.0.1", int(sys.argv[1]), Settings.from_env()).serve()
-
-uvloop.run(main())
+if __name__ == "__main__":
+    wire_server("streaming:app", "127.0.0.1", int(sys.argv[1]), Settings.from_env(), 1, factory=False).serve()
 '''
 
 
@@ -448,7 +450,7 @@ def test_a_stream_whose_client_does_not_read_waits_and_holds_a_few_chunks(tmp_pa
     out = tmp_path / "sent"
     with open(out, "w") as fh:
         proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=fh, cwd=os.getcwd(),
-                                env={**os.environ, "PYTHONPATH": os.getcwd()})
+                                env={**os.environ, "PYTHONPATH": f"{os.getcwd()}:{tmp_path}"})
     try:
         deadline = time.monotonic() + 20
         while True:

@@ -74,9 +74,8 @@ def valkey_pid(proc: subprocess.Popen) -> int:
 
 
 def named(proc: subprocess.Popen, prefix: str) -> list[int]:
-    """`referee serve`'s children of that name (``referee-front``, ``referee-app-0``...)."""
-    kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
-    return [int(p) for p in kids if comm(int(p)).startswith(prefix)]
+    """`referee serve`'s processes of that name (``referee-api``, its workers ``referee-app``...)."""
+    return [p for p in descendants(proc.pid) if comm(p).startswith(prefix)]
 
 
 def worker_pids(proc: subprocess.Popen) -> list[int]:
@@ -270,17 +269,17 @@ def test_killed_workers_and_a_killed_service_leave_no_match_lost_or_stuck(tmp_pa
         shutdown(proc)
 
 
-def test_the_front_and_app_processes_killed_mid_match_come_back_and_lose_nothing(tmp_path):
-    """An app process SIGKILLed (with a request under way, or idle) is restarted and the front hands the
-    queue to the others meanwhile; the front SIGKILLed drops its connections, is restarted on the same port
-    and the app processes find it again.  Clients only retry (same Idempotency-Key)."""
+def test_the_api_processes_killed_mid_match_come_back_and_lose_nothing(tmp_path):
+    """An API process SIGKILLed (with a request under way, or idle) drops its connections and granian starts
+    another; granian's server SIGKILLed takes its API processes with it, and the supervisor starts it again on
+    the same port.  Clients only retry (same Idempotency-Key)."""
     data, port = tmp_path / "data", free_port()
     url = f"http://127.0.0.1:{port}"
     proc = serve(data, port, processes=2)
     try:
         table = Table(url, players=2, tolerated=("redis_unavailable", "internal", "unavailable"))
         recoveries = []
-        for victim in ("referee-app", "referee-app", "referee-front", "referee-app", "referee-front"):
+        for victim in ("referee-app", "referee-app", "referee-api", "referee-app", "referee-api"):
             for _ in range(3):
                 table.move()
             before = set(named(proc, victim))
@@ -296,7 +295,7 @@ def test_the_front_and_app_processes_killed_mid_match_come_back_and_lose_nothing
         assert set(table.statuses) <= {200, 409, 500, 503, "no connection"}, table.statuses
         table.check_nothing_lost()
         assert wait_for(lambda: _ready(port), timeout=10)
-        print(f"front and app processes SIGKILLed 5 times; moves acknowledged again after "
+        print(f"API processes SIGKILLed 5 times; moves acknowledged again after "
               f"{[round(r, 2) for r in recoveries]} s; answers {dict(table.statuses)}")
     finally:
         shutdown(proc)

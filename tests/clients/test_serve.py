@@ -182,10 +182,10 @@ def test_the_embedded_servers_rewrite_runs_below_the_requests(tmp_path):
         stop(proc)
 
 
-def test_a_front_that_cannot_start_stops_the_api_with_a_message(redis_url, monkeypatch):
-    """Restarting a front that dies at once (its port taken after `referee serve` checked it) would loop forever:
+def test_an_api_server_that_cannot_start_stops_the_api_with_a_message(redis_url, monkeypatch):
+    """Restarting an API server that dies at once (its port taken after `referee serve` checked it) would loop forever:
     after three quick deaths in a row the supervisor gives up, and `referee serve` exits 1 saying so."""
-    from service.processes import ApiProcesses
+    from service.serving.server import ApiProcesses
 
     monkeypatch.setenv("REDIS_URL", redis_url)
     with socket.socket() as taken:

@@ -1,34 +1,36 @@
-"""The front: every connection of a host in one process; Flask's work in app processes, first come first served.
+"""An API process: the ASGI application granian's worker calls for every connection that process accepted.
 
-``referee serve`` and ``referee api`` run one front (this module's ``main``) and ``--processes`` app
-processes (service/pool.py).  The wire is granian's (hyper's HTTP/1.1, in Rust, maintained and hardened by
-others: parsing, framing, keep-alive, limits and deadlines, flow control), embedded on the front's event loop;
-it calls :class:`Front`, an ASGI application, for every request.  The front does three things:
+``referee serve`` and ``referee api`` run granian (hyper's HTTP/1.1 and HTTP/2, in Rust, maintained and
+hardened by others: parsing, framing, keep-alive, limits and deadlines, flow control) with ``--processes``
+worker processes (service/serving/server.py); granian spawns, respawns and stops them.  Each worker calls
+:class:`Front` for each request on its connections, and answers it in the same process:
 
-- every request Flask must answer goes into the one queue of service/pool.py and, in arrival order, to the
-  first app process that is free, and its answer back to the client;
+- a request Flask must answer runs Flask right here, on this process's event loop (service/serving/wsgi.py),
+  taking its turn by client address (:class:`Turns`): a burst from one address waits in that address's line
+  and never before another address's request;
 - a long-poll, ``GET /matches/{id}?since=V&wait=S`` with S > 0, is asked of Flask once (validation, tokens,
   errors: the same code as any request); while the match stays at or below ``since`` that answer stays true,
-  so the front holds the request on the event loop, not in an app process, until the match's next commit,
-  and asks Flask again once it moved;
+  so the request is held on the event loop, not in Flask, until the match's next commit, and Flask is asked
+  again once it moved;
 - an event stream, ``GET /matches/{id}/events`` with ``Accept: text/event-stream``, is opened by Flask
-  (tickets, leases, limits) and then held here: catch-up pages read on this loop's Redis client, a
-  heartbeat from one task for all streams, and the next page at every commit of its match.
+  (tickets, leases, limits) and then held here: catch-up pages read on this loop's Redis client, a heartbeat
+  from one task for all streams, and the next page at every commit of its match.
 
-Every commit publishes on ``ref:{m:<id>}:notify``; the front's one pub/sub connection (service/hub.py) wakes the
-waiters of that match.  So a waiting person holds no process, thread or Redis connection, and thousands can wait
-while the app processes referee.  The limits of our own, above the wire's: requests under way per client
-address, a body's deadline, and (service/pool.py) an app process's deadline per request.
+Every commit publishes on ``ref:{m:<id>}:notify``; the process's one pub/sub connection (service/serving/hub.py)
+wakes the waiters of that match.  So a waiting person holds no thread or Redis connection of their own.
+The limits of our own, above the wire's: requests under way per client address (held ones included), requests
+waiting for Flask per address, the head's size, a body's deadline, and Flask's deadline per request (a stuck
+request is answered 504 and its process replaced).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import gc
 import logging
 import os
-import resource
 import signal
 import time
 from contextlib import AsyncExitStack, suppress
@@ -39,22 +41,22 @@ import orjson
 from redis.exceptions import RedisError
 
 from service import logs, metrics, requestid
-from service import pool as apps
 from service.api import problem_answer, sse
 from service.config import Settings
-from service.hub import Beats, Hub, Waiter
 from service.problems import Problem
-from service.processes import die_with_parent, name_process
 from service.referee import Stream
+from service.serving import shared, wsgi
+from service.serving.hub import Beats, Hub, Waiter
 
 log = logging.getLogger("referee.front")
 
 FULL_COLLECTION_EVERY = 100  # collections of the middle generation per full one (CPython's default: 10)
 Headers = list[tuple[str, str]]
 
+
 def request_id(headers: Headers) -> str:
     """The request's id: the client's ``X-Request-Id`` when it is usable, else a new one, which replaces it in
-    the headers the app process gets."""
+    the headers Flask gets."""
     given = None
     for name, value in headers:
         if name == requestid.HEADER:
@@ -69,7 +71,7 @@ def request_id(headers: Headers) -> str:
 
 
 class AccessLog:
-    """The front's line per request (service/logs.py), and its counting in the metrics.  Lines go out together
+    """The process's line per request (service/logs.py), and its counting in the metrics.  Lines go out together
     every ``EVERY`` seconds (one system call for all, not one a request), and at stop."""
 
     EVERY = 0.05
@@ -122,11 +124,17 @@ class Gone(Exception):
     """The client hung up."""
 
 
+class Stuck(BaseException):
+    """Flask held one request past ``REFEREE_APP_TIMEOUT`` (raised by SIGALRM into the stuck code).
+
+    A BaseException: Flask's error handling (``except Exception``) must not answer it as its own 500."""
+
+
 class Outlet:
     """One request's way back to its client (the server's ASGI ``send``), and the watch for its hang-up.
 
-    The server reads a request's body and then reports ``http.disconnect`` once the client goes; a held request
-    (a long-poll, a stream) watches for it, so that its wait ends then and its work stops.  A stream's writes
+    The server reads a request's body and then reports ``http.disconnect`` once the client goes; a held or
+    waiting request watches for it, so that its wait ends then and its work never starts.  A stream's writes
     wait while the client does not read (the server keeps a few chunks per connection, no more), and a
     heartbeat is skipped while the previous write still waits: a client that stops reading holds one write."""
 
@@ -161,6 +169,8 @@ class Outlet:
     def stop_watching(self) -> None:
         if self.watch is not None:
             self.watch.cancel()
+            self.watch = None
+        self.on_gone.clear()
 
     async def respond(self, status: int, headers: Headers, body: bytes) -> None:
         """A whole answer."""
@@ -195,19 +205,160 @@ class Outlet:
                 await self.send({"type": "http.response.body", "body": b""})
 
 
-class Front:
-    """The ASGI application the wire server calls for every request (see the module's docstring)."""
+class Turns:
+    """Flask's work in this process, taken in turn by client address.
 
-    def __init__(self, settings: Settings, pool: apps.Pool) -> None:
+    Flask runs on the event loop, one request at a time.  A request of an address with nothing else under
+    way, while nobody waits, runs at once (the common case: no cost).  Otherwise it waits in its address's
+    line, and the lines are served round robin: a burst of a thousand requests from one address delays
+    another address's request by at most one of them.  A line holds at most ``bound`` requests (then 503
+    ``client_limit``), and a request whose client hangs up while it waits leaves its line without running.
+    """
+
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+        self.pending: dict[str, int] = {}  # requests per address waiting for or in Flask
+        self.lines: dict[str, collections.deque[asyncio.Future]] = {}
+        self.order: collections.deque[str] = collections.deque()  # addresses with a line, in turn
+        self.granted: asyncio.Future | None = None  # woken, not yet run
+        self.scheduled = False
+
+    def full(self, address: str) -> bool:
+        return self.pending.get(address, 0) >= self.bound
+
+    def enter(self, address: str) -> asyncio.Future | None:
+        """None: run now.  A future: wait for it (cancel it to leave the line)."""
+        count = self.pending.get(address, 0)
+        self.pending[address] = count + 1
+        if not count and not self.order and self.granted is None:
+            return None
+        future = asyncio.get_running_loop().create_future()
+        line = self.lines.get(address)
+        if line is None:
+            line = self.lines[address] = collections.deque()
+            self.order.append(address)
+        line.append(future)
+        self._schedule()
+        return future
+
+    def leave(self, address: str, future: asyncio.Future | None = None) -> None:
+        """The request ran (or gave up waiting): the next one may go."""
+        left = self.pending[address] - 1
+        if left:
+            self.pending[address] = left
+        else:
+            del self.pending[address]
+        if future is not None and future is self.granted:
+            self.granted = None
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self.order and not self.scheduled and self.granted is None:
+            self.scheduled = True
+            asyncio.get_running_loop().call_soon(self._grant)
+
+    def _grant(self) -> None:
+        self.scheduled = False
+        while self.order and self.granted is None:
+            address = self.order.popleft()
+            line = self.lines[address]
+            future = line.popleft()
+            if line:
+                self.order.append(address)  # its next request waits for the others' turns
+            else:
+                del self.lines[address]
+            if not future.done():  # a cancelled one (its client left) is passed over
+                future.set_result(None)
+                self.granted = future
+
+
+class Front:
+    """The ASGI application granian's worker calls for every request (see the module's docstring)."""
+
+    def __init__(self, settings: Settings, app=None) -> None:
         self.settings = settings
-        self.pool = pool
+        self.app = app  # Flask's WSGI callable; made at the lifespan's start when not given
         self.hub: Hub | None = None  # made at the first wait
         self.held: set[asyncio.Task] = set()  # the tasks of held requests (for drain)
-        self.clients: dict[str, int] = {}  # requests under way per client address
+        self.clients: dict[str, int] = {}  # requests under way per client address, held ones included
+        self.counts: shared.ClientCounts | None = None  # the same, over every API process (``start``)
+        self.turns = Turns(settings.max_waiting_per_client)
         self.log = AccessLog()
+        self.calling = False  # Flask is running a request (the alarm may interrupt it)
+        self.armed = False  # the alarm's handler is in place (``start``): Flask's deadline applies
+        self.replacing = False
 
+    # -- the process's life -------------------------------------------------------------------
+    async def lifespan(self, receive, send) -> None:
+        """granian's worker starts and stops here: Flask is made at the start; at SIGTERM (granian stopping or
+        replacing this worker) the held requests are let go first, so that the worker stops at once."""
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    self.start()
+                except Exception as exc:
+                    log.exception("the API process could not start")
+                    await send({"type": "lifespan.startup.failed", "message": repr(exc)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.drain(self.settings.drain)
+                self.log.flush()
+                logs.drain()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def start(self) -> None:
+        from service.processes import die_with_parent, name_process
+
+        name_process("referee-app")
+        die_with_parent()
+        logs.setup()
+        if shared.COUNTS is not None:
+            self.counts = shared.COUNTS
+            self.counts.claim()
+        if self.app is None:
+            from service.app import create_app
+
+            self.app = create_app(self.settings)
+        signal.signal(signal.SIGALRM, self._alarm)
+        self.armed = True
+        loop = asyncio.get_running_loop()
+        # granian's own SIGTERM handler stops the worker once its connections are done: ours first lets go of
+        # the held long-polls and streams (their clients resume against another process), then hands on as
+        # SIGINT, which granian's handler takes the same way
+        loop.add_signal_handler(signal.SIGTERM, self._stopping)
+        # what is made at start (Flask, the schemas, the games: ~95,000 objects) lives as long as the process:
+        # out of the collector's reach, a full collection no longer walks it while requests wait
+        gc.collect()
+        gc.freeze()
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+
+    def _stopping(self) -> None:
+        if self.hub is not None:
+            self.hub.release()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def _alarm(self, signum, frame) -> None:
+        if self.calling:
+            self.calling = False
+            raise Stuck
+
+    def replace(self) -> None:
+        """This process held a request past its deadline: whatever it was stuck on (a half-read connection, a
+        lock) is suspect.  It stops as granian stops a worker; granian starts another in its place."""
+        if not self.replacing:
+            self.replacing = True
+            asyncio.get_running_loop().call_later(0.05, os.kill, os.getpid(), signal.SIGTERM)
+
+    # -- a request ----------------------------------------------------------------------------
     async def __call__(self, scope: dict, receive, send) -> None:
-        if scope["type"] != "http":  # no lifespan (the server runs without it) nor WebSocket (off)
+        kind = scope["type"]
+        if kind == "lifespan":
+            return await self.lifespan(receive, send)
+        if kind != "http":  # no WebSocket (off)
             return
         started = time.perf_counter()
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
@@ -215,13 +366,17 @@ class Front:
         outlet = Outlet(send, receive)
         address = (scope.get("client") or ("", 0))[0]
         under_way = self.clients.get(address, 0)
-        if under_way >= self.settings.max_per_client:
+        counts = self.counts
+        if (counts.count(address) if counts is not None else under_way) >= self.settings.max_per_client \
+                or self.turns.full(address):
             return await self._refuse(outlet, scope, rid, started, problem(
-                "client_limit", f"At most {self.settings.max_per_client} requests may be under way from one address.",
+                "client_limit", "Too many requests from one address are under way; retry shortly.",
                 retry_after=self.settings.retry_after))
         self.clients[address] = under_way + 1
+        if counts is not None:
+            counts.add(address, 1)
         try:
-            await self._serve(scope, headers, outlet, rid, started)
+            await self._serve(scope, headers, outlet, address, rid, started)
         except Exception:  # a defect of ours: logged, answered as Flask answers its own (problem+json, 500)
             log.exception("%s %s failed in the front", scope["method"], scope["path"])
             if not outlet.started:
@@ -229,21 +384,25 @@ class Front:
                     await self._refuse(outlet, scope, rid, started,
                                        problem("internal", "The server failed on this request; it was logged."))
         finally:
+            if counts is not None:
+                counts.add(address, -1)
             left = self.clients[address] - 1
             if left:
                 self.clients[address] = left
             else:
                 del self.clients[address]
 
-    async def _serve(self, scope: dict, headers: Headers, outlet: Outlet, rid: str, started: float) -> None:
+    async def _serve(self, scope: dict, headers: Headers, outlet: Outlet, address: str, rid: str,
+                     started: float) -> None:
         request = await self._read(scope, headers, outlet)
         if isinstance(request, tuple):
             return await self._refuse(outlet, scope, rid, started, request)
-        frame = apps.request_frame(request)
-        answer = await self._ask(frame)
+        answer = await self._ask(request, address, outlet)
+        if answer is None:  # the client left while it waited for its turn: nothing ran
+            return self.log.done(request.method, request.path, rid, started, 499, None, None)
         hold = answer[3]
         if hold is not None and "poll" in hold:
-            return await self._held(self._long_poll(request, frame, answer, outlet, rid, started, **hold["poll"]))
+            return await self._held(self._long_poll(request, address, answer, outlet, rid, started, **hold["poll"]))
         if hold is not None and "stream" in hold:
             return await self._held(self._stream(request, answer, outlet, rid, started, hold["stream"]))
         status, headers, body = answer[:3]
@@ -253,26 +412,34 @@ class Front:
         await outlet.respond(status, headers, body)
         self.log.done(request.method, request.path, rid, started, status, answer[4], answer[5])
 
-    async def _read(self, scope: dict, headers: Headers, outlet: Outlet) -> apps.Request | tuple:
+    async def _read(self, scope: dict, headers: Headers, outlet: Outlet) -> wsgi.Request | tuple:
         """The request, whole, or a refusal (status, headers, body) for one that may not go on.
 
         RFC 9112 section 3.2: an HTTP/1.1 request has exactly one ``Host`` (HTTP/2 carries the authority in a
-        field of its own)."""
+        field of its own).  The head's size is ``REFEREE_MAX_HEAD`` exactly (the wire's buffer is only a
+        backstop a little above it)."""
         version = scope["http_version"]
         hosts = [v for k, v in headers if k == "host"]
         # the server adds an empty Host where none came, so an empty one counts as none
         if len(hosts) > 1 or (version == "1.1" and not (hosts and hosts[0])):
             return problem("malformed_request", "A request needs exactly one Host header.")
-        client, server = scope.get("client") or ("", 0), scope.get("server") or ("", 0)
         raw = scope.get("raw_path")
         path = unquote_to_bytes(raw).decode("latin-1") if raw else scope["path"].encode().decode("latin-1")
-        request = apps.Request(scope["method"], path, scope["query_string"].decode("latin-1"), version, headers, b"",
+        query = scope["query_string"].decode("latin-1")
+        # the request line and every header line as they came: "NAME: VALUE\r\n"
+        head = len(scope["method"]) + len(raw or path) + len(query) + 12 + sum(len(k) + len(v) + 4 for k, v in headers)
+        if head > self.settings.max_head:
+            status, more, body = problem("head_too_large", f"A request's head may have at most "
+                                                           f"{self.settings.max_head} bytes.")
+            return status, [*more, ("Connection", "close")], body
+        client, server = scope.get("client") or ("", 0), scope.get("server") or ("", 0)
+        request = wsgi.Request(scope["method"], path, query, version, headers, b"",
                                f"{client[0]}:{client[1]}", f"{server[0]}:{server[1]}")
         length = request.header("content-length")
         if length is None and request.header("transfer-encoding") is None:
             return request  # no body (a GET, say): nothing to read
         if length is not None and length.isdigit() and int(length) > self.settings.max_body:
-            request.cut = True  # the app process answers 413 from the declared length; the body is never read
+            request.cut = True  # Flask answers 413 from the declared length; the body is never read
             return request
         chunks, size = [], 0
         try:
@@ -302,24 +469,49 @@ class Front:
         await outlet.respond(status, [*headers, (requestid.HEADER, rid)], body)
         self.log.done(scope["method"], scope["path"], rid, started, status, None, None)
 
-    def _answer(self, answer) -> tuple[int, Headers, bytes]:
-        """An app process's answer; the front's own when there was none (``Pool``'s ``None`` and ``TIMED_OUT``)."""
-        if isinstance(answer, tuple):
-            return answer[:3]
-        if answer == apps.TIMED_OUT:
-            return problem("app_timeout", f"The request took longer than {self.settings.app_timeout:g} seconds; "
-                                          "it was stopped.")
-        return self._lost()
+    async def _ask(self, request: wsgi.Request, address: str, outlet: Outlet) -> wsgi.Answer | None:
+        """Flask's answer to the request, in its address's turn; None when the client left meanwhile."""
+        turn = self.turns.enter(address)
+        if turn is not None:
+            outlet.on_gone.append(turn.cancel)
+            outlet.watch_hang_up()
+            try:
+                await turn
+            except asyncio.CancelledError:
+                if outlet.gone:
+                    self.turns.leave(address, turn)
+                    return None
+                self.turns.leave(address, turn)
+                raise
+            finally:
+                outlet.stop_watching()
+        try:
+            return self._call(request)
+        finally:
+            self.turns.leave(address, turn)
 
-    def _lost(self) -> tuple[int, Headers, bytes]:
-        """No answer: the app process died with the request, or none came up in time."""
-        if self.pool.links:
-            return problem("internal", "The server failed on this request; it was logged.")
-        return problem("unavailable", "The server is starting or restarting; retry shortly.",
-                       retry_after=self.settings.retry_after)
+    def _call(self, request: wsgi.Request) -> wsgi.Answer:
+        """Flask, under the deadline: a request it holds past ``REFEREE_APP_TIMEOUT`` is interrupted (SIGALRM),
+        answered 504 ``app_timeout``, and this process is replaced."""
+        timeout = self.settings.app_timeout
+        if not self.armed:  # an application made without its lifespan (tests): no deadline
+            return wsgi.answer(self.app, request)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        self.calling = True
+        try:
+            return wsgi.answer(self.app, request)
+        except Stuck:
+            log.error("a request held Flask %.1f s (REFEREE_APP_TIMEOUT): answered 504, replacing this process",
+                      timeout)
+            self.replace()
+            return (*problem("app_timeout", f"The request took longer than {timeout:g} seconds; it was stopped."),
+                    None, None, None)
+        finally:
+            self.calling = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
     async def _held(self, coro) -> None:
-        """A held request runs as a task of its own, so that a stopping front can wait for it (``drain``)."""
+        """A held request runs as a task of its own, so that a stopping process can wait for it (``drain``)."""
         task = asyncio.ensure_future(coro)
         self.held.add(task)
         try:
@@ -329,27 +521,22 @@ class Front:
 
     async def drain(self, timeout: float) -> None:
         """Stopping: let go of the held requests (``Hub.release``) and wait, at most ``timeout`` seconds, until
-        they and the requests handed to app processes are answered."""
-        deadline = asyncio.get_running_loop().time() + timeout
+        they are answered."""
         if self.hub is not None:
             self.hub.release()
         if self.held:
             await asyncio.wait(set(self.held), timeout=timeout)
-        await self.pool.drained(max(0.0, deadline - asyncio.get_running_loop().time()))
 
     def _hub(self) -> Hub:
         if self.hub is None:
             s = self.settings
             self.hub = Hub(s.redis_url, s.heartbeat, s.redis_timeout, s.redis_cluster)
+            if self.replacing:
+                self.hub.release()
         return self.hub
 
-    async def _ask(self, frame: bytes) -> tuple:
-        """An app process's answer to the request (``Answer``), or the front's own when none came."""
-        answer = await self.pool.call(frame)
-        return answer if isinstance(answer, tuple) else (*self._answer(answer), None, None, None)
-
     # -- long-poll --------------------------------------------------------------------------
-    async def _long_poll(self, request: apps.Request, frame: bytes, answer: tuple, outlet: Outlet, rid: str,
+    async def _long_poll(self, request: wsgi.Request, address: str, answer: tuple, outlet: Outlet, rid: str,
                          started: float, since: int, wait: float) -> None:
         """Flask answered, with nothing newer than ``since`` yet; that answer stays true while the match stays at
         or below ``since``, so the re-checks only read the version (no view is built) and Flask answers again
@@ -363,12 +550,18 @@ class Front:
             async with hub.watch(match_id, since) as waiter:  # subscribed, then re-check
                 outlet.on_gone.append(waiter.event.set)  # a hang-up ends the wait
                 outlet.watch_hang_up()
-                while not outlet.gone and not waiter.gone:  # waiter.gone: the front is stopping
+                while not outlet.gone and not waiter.gone:  # waiter.gone: the process is stopping
                     waiter.event.clear()  # before the re-check: a commit during the read sets it again
                     if await hub.version(match_id) > since:
-                        answer = await self._ask(frame)
+                        outlet.stop_watching()
+                        again = await self._ask(request, address, outlet)
+                        if again is None:
+                            break
+                        answer = again
                         if answer[3] is None:  # it moved (or is gone): Flask's answer says so
                             break
+                        outlet.on_gone.append(waiter.event.set)
+                        outlet.watch_hang_up()
                     left = deadline - loop.time()
                     if left <= 0:
                         break
@@ -392,11 +585,11 @@ class Front:
         return problem("redis_unavailable", "The store is unreachable; retry shortly.", headers, retry_after=1)
 
     # -- event stream -----------------------------------------------------------------------
-    async def _stream(self, request: apps.Request, answer: tuple, outlet: Outlet, rid: str, started: float,
+    async def _stream(self, request: wsgi.Request, answer: tuple, outlet: Outlet, rid: str, started: float,
                       hold: dict) -> None:
         """Flask opened the streams (tickets, leases, limits): one match's, or several on one connection (GET
         /events); hold them here until every followed match has ended, the time is up, the client leaves or the
-        front stops.  One heartbeat for the connection; a commit re-reads only the streams of its match."""
+        process stops.  One heartbeat for the connection; a commit re-reads only the streams of its match."""
         status, headers, route, match_id = answer[0], answer[1], answer[4], answer[5]
         # a stream may be held for hours, 10,000 at a time: it keeps its CORS headers (and its request id), not
         # the request and Flask's answer (fewer objects for every full pass of the collector to walk)
@@ -409,7 +602,7 @@ class Front:
         deadline = asyncio.get_running_loop().time() + hold["seconds"]
         opened = beat = None
         hub = self._hub()
-        woken = asyncio.Event()  # any followed match moved, a hang-up, a failed heartbeat, the front stopping
+        woken = asyncio.Event()  # any followed match moved, a hang-up, a failed heartbeat, the process stopping
         connection = Waiter(-1, woken)
         try:
             async with AsyncExitStack() as watching:
@@ -490,85 +683,6 @@ async def receive_body(outlet: Outlet) -> tuple[bytes, bool] | None:
     return message.get("body", b""), message.get("more_body", False)
 
 
-def wire_server(front: Front, host: str, port: int, settings: Settings):
-    """The maintained HTTP server that speaks the wire (granian: hyper's HTTP/1.1 in Rust), on this process's event
-    loop, calling ``front`` for each request.  Its limits are the settings': the head's size and deadline (which
-    also closes a keep-alive connection left silent), the connections held at once; one request under way per
-    connection (pipelined ones wait, unread), and a streamed answer's writes wait while its client does not read."""
-    from pathlib import Path
-
-    from granian.constants import HTTPModes, Interfaces, SSLProtocols
-    from granian.http import HTTP1Settings, HTTP2Settings
-    from granian.server.embed import Server as Granian
-
-    # plain: HTTP/1.1 alone (its head deadline then runs from the connection's first instant; granian's
-    # detection of HTTP/2 by the first bytes has no deadline of its own).  TLS: ALPN picks HTTP/2 or HTTP/1.1.
-    tls = {"ssl_cert": Path(settings.tls_cert), "ssl_key": Path(settings.tls_key),
-           "ssl_protocol_min": SSLProtocols.tls12} if settings.tls_cert else {}
-    return Granian(
-        front, address=host, port=port, interface=Interfaces.ASGINL, websockets=False,
-        http=HTTPModes.auto if tls else HTTPModes.http1, backlog=WIRE_BACKLOG, backpressure=settings.max_connections,
-        http1_settings=HTTP1Settings(header_read_timeout=int(settings.head_timeout * 1000), keep_alive=True,
-                                     max_buffer_size=max(settings.max_head, WIRE_MIN_BUFFER)),
-        http2_settings=HTTP2Settings(max_headers_size=max(settings.max_head, WIRE_MIN_BUFFER)),
-        log_level="error", log_dictconfig={"loggers": {"_granian": {"level": "ERROR", "propagate": True}}}, **tls)
-
-
-WIRE_BACKLOG = 4096
-WIRE_MIN_BUFFER = 8192  # hyper's least read buffer
-
-
-def raise_descriptor_limit(wanted: int) -> None:
-    """Let this process hold ``wanted`` connections (and some files more): the soft limit up to the hard one."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = wanted + 256 if hard == resource.RLIM_INFINITY else min(hard, wanted + 256)
-    if target > soft:
-        with suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
-async def run(host: str, port: int, path: str, settings: Settings) -> None:
-    with suppress(FileNotFoundError):  # a front that died left its socket
-        os.unlink(path)
-    pool = apps.Pool(path, deadline=settings.app_timeout)
-    await pool.start()
-    front = Front(settings, pool)
-    raise_descriptor_limit(settings.max_connections)
-    server = wire_server(front, host, port, settings)
-    serving = asyncio.ensure_future(server.serve())
-    stop = asyncio.Event()
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-    done, _ = await asyncio.wait({serving, asyncio.ensure_future(stop.wait())}, return_when=asyncio.FIRST_COMPLETED)
-    if serving in done:  # the server could not start (its port is taken, say): the supervisor says so
-        serving.result()
-        raise RuntimeError("the wire server stopped by itself")
-    # the supervisor's turn for us: let go of the held long-polls and streams (their clients resume against the
-    # next front), accept no more, and answer what app processes are doing
-    if front.hub is not None:
-        front.hub.release()
-    server.stop()
-    with suppress(TimeoutError):
-        await asyncio.wait_for(serving, settings.drain)
-    await front.drain(settings.drain)
-    front.log.flush()
-    logs.drain()
-
-
-def main(host: str, port: int, path: str, parent: int) -> None:
-    """The front, as ``referee serve`` and ``referee api`` fork it."""
-    import uvloop
-
-    die_with_parent(parent)
-    name_process("referee-front")
-    settings = Settings.from_env()
-    # what is made at start lives as long as the process: out of the collector's reach.  A full collection
-    # walks every held request (10,000 streams: ~130,000 objects, 65-190 ms with the loop stopped) and finds
-    # next to nothing to free: it waits for 100 collections of the middle generation instead of 10
-    # (docs/benchmarks.md, the paragraphs from "Thousands of watchers")
-    gc.collect()
-    gc.freeze()
-    young, middle, _ = gc.get_threshold()
-    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
-    logs.setup()
-    uvloop.run(run(host, port, path, settings))
-
+def make() -> Front:
+    """The application of one API process (granian's ``factory``): Flask is made at the lifespan's start."""
+    return Front(Settings.from_env())

@@ -27,7 +27,7 @@ from service.referee import Stream
 from service.store import PAGE, match_key, notify_channel, streams_key
 
 if TYPE_CHECKING:
-    from service.front import Outlet
+    from service.serving.front import Outlet
 
 log = logging.getLogger("referee.front")
 
