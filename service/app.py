@@ -12,6 +12,7 @@ from flask_cors import CORS
 
 from service import requestid
 from service.api import (
+    FIXED,
     INTERNAL,
     MATCH,
     ROUTE,
@@ -123,6 +124,8 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
                 ladder_api.blp, health_api.blp, metrics_api.blp, bots_api.blp, tournaments_api.blp):
         api.register_blueprint(blp)
     app.before_request(note_route)
+    if not settings.cors_origins:  # flask-cors's headers depend on the request's Origin
+        app.after_request(mark_fixed)
     if settings.cors_origins:
         CORS(app, origins=list(settings.cors_origins), allow_headers=["Authorization", "Content-Type",
              "Idempotency-Key", "Last-Event-ID"], expose_headers=["Retry-After"], max_age=600)
@@ -134,6 +137,18 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     if not settings.cors_origins:  # flask-cors adds its headers in Flask's own dispatch
         app.lanes = Lanes(app, matches_api.HOT)
     return app
+
+
+#: the routes whose answer to a GET without a query string is fixed for the process's life (``FIXED``)
+FIXED_ENDPOINTS = frozenset({"api-docs.openapi_json", "api-docs.openapi_redoc", "api-docs.openapi_swagger_ui",
+                             "games.Games", "games.GameDetail", "games.GameTable", "static"})
+
+
+def mark_fixed(response):
+    if (request.endpoint in FIXED_ENDPOINTS and response.status_code == 200 and request.method == "GET"
+            and not request.query_string):
+        response.headers[FIXED] = "1"
+    return response
 
 
 def note_route() -> None:

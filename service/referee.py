@@ -156,8 +156,9 @@ def page_of(match_id: str, found: tuple[list, list[dict]] | None, viewer: int | 
     page = {"events": [public_event(e) for e in raw if visible(e, viewer)],
             "last_seq": raw[-1]["seq"] if raw else after, "more": len(raw) == limit,
             "version": version, "status": status}
-    if len(head) > 2:  # a seat's stream: its legal moves (none unless it is to act)
-        page["moves"] = seat_moves(head[2].decode(), status, orjson.loads(head[3]), viewer)
+    if len(head) > 2:  # a seat's stream: its legal moves (none unless it is to act: then no state came)
+        state = head[3] if len(head) > 3 else None
+        page["moves"] = [] if state is None else seat_moves(head[2].decode(), status, orjson.loads(state), viewer)
     return page
 
 
@@ -204,6 +205,7 @@ class Referee:
         self.store = Store(client, settings.finished_ttl, settings.abandoned_ttl, queue, pending_key(settings.queue),
                            finished_key(settings.queue), settings.queue, compaction.rebuild, settings.replay_cache_ttl)
         self.store.compacting = f"ref:compacting:{settings.queue}"
+        self.store.to_act = lambda m: GAMES[m.game].to_act(m.state) if m.status == Status.ACTIVE else []
         self.sender = outbox.Sender(queue, settings.queue,
                                     {q.name: q for q in (self.queue, self.search_queue, self.people_queue)})
 
@@ -792,7 +794,7 @@ class Referee:
         one round trip; with ``legal`` also the viewer's legal moves at that version (``moves``, empty unless
         its seat is to act), from the same read: a seat's stream learns its turn without another request.
         """
-        return page_of(match_id, self.store.page(match_id, after, limit, legal and viewer is not None),
+        return page_of(match_id, self.store.page(match_id, after, limit, viewer if legal else False),
                        viewer, after, limit)
 
     def stream_ticket(self, match_id: str, token: str | None) -> dict:

@@ -15,7 +15,8 @@ Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
   each match and drops the ones that expired
 - ``ref:{m:<id>}:ticket:<ticket>`` a stream ticket: the seat it opens, until it expires
 - ``ref:{m:<id>}:streams:<seat>`` zset of the seat's open event streams, scored by lease end
-- channel ``ref:{m:<id>}:notify``: every commit publishes the new version there (waiters wake)
+- channel ``ref:{m:<id>}:notify``: every commit publishes its notice there: the new version, then its status, the
+  seats to act and its events, one a line (held long-polls and streams wake; a stream may send from it)
 
 Every write of a match is one Lua compare-and-set (``CAS``): it reads the version, and only if it is
 still the one the commit read, writes the hash, the events, the expiry and the ops the commit owes
@@ -193,7 +194,8 @@ class AlreadyAnswered(Exception):
 
 # The one write of a match: a compare-and-set on its version.  KEYS hash, events, outbox[, idempotency key]
 # [, outbox index][, the global keys of direct ops]; ARGV 1 version read ('' for a new match: the hash must
-# not exist yet), 2 ttl, 3 flags, 4 idempotent answer, 5 now, 6 outbox channel, 7 match id, then counted
+# not exist yet), 2 ttl, 3 flags, 4 idempotent answer, 5 now, 6 outbox channel, 7 match id, 8 the notice's
+# head ("status\nto_act", or '' to publish the version alone), then counted
 # groups: fields to set (name, value), fields to delete, events (id, event), outbox ops (id, op), direct ops
 # (command, key, a, b: see ``Store.direct_ops``).  Flags: i an idempotency key (KEYS[4]), x the outbox index
 # (the key after it), c compacted (events only extend a stream rebuilt for reading), D drop the events
@@ -207,7 +209,7 @@ local current = redis.call('HGET', KEYS[1], 'version')
 if ARGV[1] == '' then
   if current then return 0 end
 elseif current ~= ARGV[1] then return 0 end
-local i = 8
+local i = 9
 local n = tonumber(ARGV[i])
 if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + 2 * n)) end
 i = i + 2 * n + 1
@@ -217,6 +219,7 @@ i = i + n + 1
 n = tonumber(ARGV[i])
 if has('D') then redis.call('DEL', KEYS[2]) end
 local extend = not has('c') or redis.call('EXISTS', KEYS[2]) == 1
+local events_at, events = i, extend and n or 0
 for j = i + 1, i + 2 * n, 2 do
   if extend then redis.call('XADD', KEYS[2], ARGV[j], 'e', ARGV[j + 1]) end
 end
@@ -243,7 +246,14 @@ end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 if not has('c') then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
 if idem then redis.call('SET', idem, ARGV[4], 'EX', %d) end
-if not has('k') then redis.call('PUBLISH', KEYS[1] .. ':notify', (tonumber(ARGV[1]) or 0) + 1) end
+if not has('k') then
+  local notice = {tostring((tonumber(ARGV[1]) or 0) + 1)}
+  if ARGV[8] ~= '' then
+    notice[2] = ARGV[8]
+    for j = events_at + 2, events_at + 2 * events, 2 do notice[#notice + 1] = ARGV[j] end
+  end
+  redis.call('PUBLISH', KEYS[1] .. ':notify', table.concat(notice, '\\n'))
+end
 return 1
 """
 # Delete the dispatched ops of an outbox: KEYS outbox[, index]; ARGV match id, op ids...  An emptied outbox
@@ -266,9 +276,16 @@ return 1
 # id, count, "state" to add the game and the state (for a seat's stream that lists its legal moves).
 # A compacted match whose events are not kept for reading answers a third element: play it again first.
 PAGE = """
-local fields = ARGV[3] == 'state' and {'status', 'version', 'game', 'state'} or {'status', 'version'}
-local head = redis.call('HMGET', KEYS[1], unpack(fields))
+local want = ARGV[3]
+local head = redis.call('HMGET', KEYS[1], 'status', 'version', 'game', 'to_act')
 if not head[1] then return false end
+local to_act = head[4]
+head[4] = nil
+if want == '' then
+  head[3] = nil
+elseif want == 'state' or not to_act or string.find(to_act, ',' .. want .. ',', 1, true) then
+  head[4] = redis.call('HGET', KEYS[1], 'state')
+end
 local out = {}
 for i, entry in ipairs(redis.call('XRANGE', KEYS[2], ARGV[1], '+', 'COUNT', ARGV[2])) do out[i] = entry[2][2] end
 if #out == 0 and redis.call('EXISTS', KEYS[2]) == 0 and redis.call('HEXISTS', KEYS[1], 'log') == 1 then
@@ -279,9 +296,12 @@ return {head, out}
 IDEM_TTL = 24 * 3600
 
 
-def page_call(match_id: str, after: int, count: int, state: bool = False) -> tuple[list[str], list[Any]]:
-    """The PAGE script's keys and arguments (the front runs it on its asyncio client)."""
-    return [match_key(match_id), events_key(match_id)], [f"0-{after + 1}", count, "state" if state else ""]
+def page_call(match_id: str, after: int, count: int, state: bool | int = False) -> tuple[list[str], list[Any]]:
+    """The PAGE script's keys and arguments (the front runs it on its asyncio client).  ``state``: True for the
+    game and the state; a seat for the game, and the state only while that seat is to act (a seat's stream
+    lists its legal moves: the other seats' streams do not read the state at every move)."""
+    want = "state" if state is True else "" if state is False or state is None else str(int(state))
+    return [match_key(match_id), events_key(match_id)], [f"0-{after + 1}", count, want]
 
 
 def decode_page(found: list | None) -> tuple[list, list[dict]] | None:
@@ -305,6 +325,8 @@ class Store:
         kept for reading ``cache_ttl`` seconds."""
         self.client = client
         self.queue = queue
+        #: the seats to act of a match (the referee's, from its game), kept beside its state for the PAGE script
+        self.to_act: Callable[[Match], list[int]] | None = None
         self.pending = pending
         self.finished = finished
         self.finished_ttl = finished_ttl
@@ -422,9 +444,11 @@ class Store:
             entries = self.redis.xrange(events_key(match_id), f"0-{after + 1}", "+", count=count)
         return [orjson.loads(fields[b"e"]) for _, fields in entries]
 
-    def page(self, match_id: str, after: int, count: int, state: bool = False) -> tuple[list, list[dict]] | None:
-        """([status, version] or, with ``state``, [status, version, game, state] as stored, the events
-        past ``after``), read together; None for an unknown match.  The head is read before the events,
+    def page(self, match_id: str, after: int, count: int,
+             state: bool | int = False) -> tuple[list, list[dict]] | None:
+        """([status, version] or, with ``state``, [status, version, game, state] as stored (for a seat as
+        ``state``, [status, version, game] while it is not to act), the events past ``after``), read together;
+        None for an unknown match.  The head is read before the events,
         so a waiter that has seen this version misses nothing.  A compacted match's events are played
         again first when they are not kept."""
         found = self.run(self._page_script, *page_call(match_id, after, count, state))
@@ -581,8 +605,11 @@ class Store:
         keys += sorted({direct[k] for k in range(1, len(direct), 4)})  # declared, as a script's keys should be
         if match.log is not None:
             flags += "c"
+        # the notice of the commit carries its status, seats to act and events: a held stream of a seat that is
+        # not to act sends its frames from it, without reading the match again (service/serving/hub.py)
+        notice = f"{fields['status']}\n{fields['to_act']}" if "status" in fields and "to_act" in fields else ""
         args: list[Any] = ["" if new else match.version, self._ttl(match), flags, idem[1] if idem else "",
-                           time.time(), self.channel, match.id, len(fields)]
+                           time.time(), self.channel, match.id, notice, len(fields)]
         for k, v in fields.items():
             args += [k, v]
         args += [len(deleted), *deleted, len(match.new_events)]
@@ -624,6 +651,8 @@ class Store:
         fields: dict[str, Any] = {"status": match.status, "version": version, "seq": match.seq}
         if match.log is None:
             fields["state"] = dumps(match.state)
+            if self.to_act is not None:  # for the PAGE script: ",0,2," (the seats to act), "," (none)
+                fields["to_act"] = "," + "".join(f"{s}," for s in self.to_act(match))
             if match.result is not None:
                 fields["result"] = dumps(match.result)
         else:  # a compacted match (a rematch after it): its log grows by what the referee decided now

@@ -364,6 +364,10 @@ def bearer_token(header: str | None) -> str | None:
 #: {...}}``).  service/serving/wsgi.py takes it out of the answer's headers; it never reaches a client.  Holding
 #: is the event loop's alone: no thread or Redis connection waits.
 HOLD = "Referee-Hold"
+#: the answer header by which a route says its answer is the same for every request of its path as long as the
+#: process lives (the OpenAPI document, the docs pages, the game catalogue, the table's scripts): the front then
+#: keeps it, with its ETag and compressed, and answers the path itself from then on (service/serving/front.py)
+FIXED = "Referee-Fixed"
 #: WSGI environ keys Flask fills for the front's log line and metrics: the route's template
 #: (``/matches/{match_id}/moves``) and the match id of the path, where there is one
 ROUTE = "referee.route"

@@ -1,4 +1,4 @@
-"""Server-Sent Events: the frames of a seat's event stream, which the front (service/front.py) holds.
+"""Server-Sent Events: the frames of a seat's event stream, which the front (service/serving/front.py) holds.
 
 A stream sends ``retry:`` first, then every event the viewer may see with ``id:`` (its seq, so
 ``Last-Event-ID`` resumes), a comment line every heartbeat while nothing happens, and a final
@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import orjson
 
-from service.referee import Stream, page_of
+from service.referee import Status, Stream, page_of, public_event, visible
 from service.store import decode_page, page_call
 
 RETRY_MS = 2000
@@ -45,12 +45,31 @@ async def catch_up_async(read: Callable[..., Awaitable], stream: Stream, after: 
     event loop without blocking it."""
     out: list[bytes] = []
     while True:
-        found = decode_page(await read(*page_call(stream.match_id, after, PAGE, stream.legal)))
+        call = page_call(stream.match_id, after, PAGE, stream.viewer if stream.legal else False)
+        found = decode_page(await read(*call))
         page = page_of(stream.match_id, found, stream.viewer, after, PAGE)
         out += [event_frame(e, tag) for e in page["events"]]
         after = page["last_seq"]
         if not page["more"]:
             return finish(out, stream, page, after, tag)
+
+
+def from_notices(stream: Stream, notices: list | None, after: int,
+                 tag: int | None = None) -> tuple[bytes, int, int, bool] | None:
+    """``catch_up_async``'s answer from the notices of the commits since the stream last read (service/serving/
+    hub.py ``Hub.since``), without reading the match; None when a read must tell: a notice missing, events not
+    following on from ``after``, or the viewer to act with its legal moves asked (they need the state)."""
+    if not notices:
+        return None
+    last = notices[-1]
+    if stream.legal and stream.viewer is not None and b",%d," % stream.viewer in last.to_act:
+        return None
+    raw = [orjson.loads(e) for n in notices for e in n.events]
+    if raw and any(e["seq"] != after + 1 + i for i, e in enumerate(raw)):
+        return None
+    page = {"version": last.version, "status": Status(last.status.decode()), "moves": []}
+    out = [event_frame(public_event(e), tag) for e in raw if visible(e, stream.viewer)]
+    return finish(out, stream, page, raw[-1]["seq"] if raw else after, tag)
 
 
 def finish(out: list[bytes], stream: Stream, page: dict, after: int,

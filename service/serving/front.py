@@ -29,6 +29,8 @@ import asyncio
 import collections
 import functools
 import gc
+import gzip
+import hashlib
 import logging
 import os
 import signal
@@ -272,8 +274,59 @@ class Turns:
                 self.granted = future
 
 
+class Fixed:
+    """An answer a route marked fixed (service/api ``FIXED``): kept for the process's life, with its ETag, and
+    compressed once when that helps.  A client that has it gets 304; one that accepts gzip gets it compressed."""
+
+    __slots__ = ("status", "headers", "body", "etag", "packed", "route")
+
+    #: what is worth compressing (a few hundred bytes are not)
+    SMALLEST = 1024
+    KINDS = ("text/", "application/json", "application/javascript", "image/svg")
+
+    def __init__(self, status: int, headers: Headers, body: bytes, route: str | None) -> None:
+        drop = {"content-length", "content-encoding", "etag", "vary"}
+        self.headers = [(k, v) for k, v in headers if k.lower() not in drop]
+        etag = next((v for k, v in headers if k.lower() == "etag"), None)
+        self.etag = etag or '"' + hashlib.blake2b(body, digest_size=16).hexdigest() + '"'
+        self.status, self.body, self.route = status, body, route
+        kind = next((v for k, v in headers if k.lower() == "content-type"), "")
+        self.packed = None
+        if len(body) >= self.SMALLEST and kind.startswith(self.KINDS):
+            packed = gzip.compress(body, 6, mtime=0)
+            if len(packed) < len(body):
+                self.packed = packed
+        self.headers += [("ETag", self.etag), ("Vary", "Accept-Encoding")]
+
+    def answer(self, request_headers: Headers) -> tuple[int, Headers, bytes]:
+        matches = gzip_ok = False
+        for name, value in request_headers:
+            if name == "if-none-match":
+                matches = matches or any(tag.strip().removeprefix("W/") in (self.etag, "*")
+                                         for tag in value.split(","))
+            elif name == "accept-encoding" and self.packed is not None:
+                gzip_ok = gzip_ok or accepts_gzip(value)
+        if matches:
+            return 304, [(k, v) for k, v in self.headers if k.lower() != "content-type"], b""
+        if gzip_ok:
+            return self.status, [*self.headers, ("Content-Encoding", "gzip")], self.packed
+        return self.status, list(self.headers), self.body
+
+
+def accepts_gzip(value: str) -> bool:
+    """Whether an ``Accept-Encoding`` takes gzip (RFC 9110 section 12.5.3: a q of 0 refuses it)."""
+    for part in value.split(","):
+        coding, _, params = part.strip().partition(";")
+        if coding.strip().lower() in ("gzip", "x-gzip", "*"):
+            q = params.strip().lower()
+            return not (q.startswith("q=") and q[2:].strip() in ("0", "0.0", "0.00", "0.000"))
+    return False
+
+
 class Front:
     """The ASGI application granian's worker calls for every request (see the module's docstring)."""
+
+    FIXED_MOST = 1024  # fixed answers kept (the static files, the games' pages and scripts: a few hundred)
 
     def __init__(self, settings: Settings, app=None) -> None:
         self.settings = settings
@@ -283,6 +336,7 @@ class Front:
         self.clients: dict[str, int] = {}  # requests under way per client address, held ones included
         self.counts: shared.ClientCounts | None = None  # the same, over every API process (``start``)
         self.turns = Turns(settings.max_waiting_per_client)
+        self.fixed: dict[str, Fixed] = {}  # by path: the answers routes marked fixed (GET, no query string)
         self.log = AccessLog()
         self.calling = False  # Flask is running a request (the alarm may interrupt it)
         self.armed = False  # the alarm's handler is in place (``start``): Flask's deadline applies
@@ -394,6 +448,10 @@ class Front:
 
     async def _serve(self, scope: dict, headers: Headers, outlet: Outlet, address: str, rid: str,
                      started: float) -> None:
+        if scope["method"] == "GET" and not scope["query_string"] and (fixed := self.fixed.get(scope["path"])):
+            status, out, body = fixed.answer(headers)
+            await outlet.respond(status, [*out, (requestid.HEADER, rid)], body)
+            return self.log.done("GET", scope["path"], rid, started, status, fixed.route, None)
         request = await self._read(scope, headers, outlet)
         if isinstance(request, tuple):
             return await self._refuse(outlet, scope, rid, started, request)
@@ -405,6 +463,11 @@ class Front:
             return await self._held(self._long_poll(request, address, answer, outlet, rid, started, **hold["poll"]))
         if hold is not None and "stream" in hold:
             return await self._held(self._stream(request, answer, outlet, rid, started, hold["stream"]))
+        if hold is not None and "fixed" in hold and len(self.fixed) < self.FIXED_MOST:
+            fixed = self.fixed[scope["path"]] = Fixed(*answer[:3], answer[4])
+            status, headers, body = fixed.answer(request.headers)
+            await outlet.respond(status, [*headers, (requestid.HEADER, rid)], body)
+            return self.log.done(request.method, request.path, rid, started, status, answer[4], answer[5])
         status, headers, body = answer[:3]
         headers.append((requestid.HEADER, rid))
         if request.cut:  # the rest of its body was never read
@@ -625,7 +688,10 @@ class Front:
                             out = []
                             for f in due:
                                 f.waiter.moved = False
-                                frames, f.after, f.waiter.seen, over = await sse.catch_up_async(
+                                seen = f.waiter.seen
+                                pushed = sse.from_notices(f.stream, hub.since(f.stream.match_id, seen, f.after),
+                                                          f.after, f.tag) if seen >= 0 else None
+                                frames, f.after, f.waiter.seen, over = pushed or await sse.catch_up_async(
                                     hub.page, f.stream, f.after, f.tag)
                                 out.append(frames)
                                 if over:  # this match ended: the others go on

@@ -8,6 +8,7 @@ renews the leases of the seats' streams.  So a waiting person holds no process, 
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import heapq
 import itertools
@@ -33,6 +34,26 @@ log = logging.getLogger("referee.front")
 
 CHANNEL = re.compile(rb"^ref:\{m:(.*)\}:notify$")
 HUB_CHANNEL = "ref:hub"  # nothing is published here; it keeps the pub/sub link subscribed
+
+
+@dataclass(eq=False, slots=True)
+class Notice:
+    """One commit as its notice told it (service/store.py ``CAS``): its version, the match's status after it, the
+    seats to act (",0,2,"), and its events as stored."""
+
+    version: int
+    status: bytes
+    to_act: bytes
+    events: list[bytes]
+
+
+def read_notice(data: bytes) -> tuple[int, Notice | None]:
+    """The version of a notice, and the notice itself when it carries the commit (a plain version does not)."""
+    parts = data.split(b"\n")
+    version = int(parts[0])
+    if len(parts) < 3:
+        return version, None
+    return version, Notice(version, parts[1], parts[2], parts[3:])
 
 
 @dataclass(eq=False)
@@ -150,6 +171,9 @@ class Hub:
         self.pubsub = aioredis.Redis.from_url(url, socket_timeout=None, socket_connect_timeout=timeout,
                                               health_check_interval=heartbeat).pubsub()
         self.waiters: dict[str, set[Waiter]] = {}
+        #: the last notices of each watched match, oldest first: a stream that missed none of them since it last
+        #: read sends from them (``since``)
+        self.recent: dict[str, collections.deque[Notice]] = {}
         self.subscribed: dict[bytes, asyncio.Event] = {}  # channel -> set once the server confirmed
         self.tasks: list[asyncio.Task] = []
         self.lock = asyncio.Lock()
@@ -195,6 +219,19 @@ class Hub:
             if not group and self.waiters.get(match_id) is group:
                 del self.waiters[match_id]  # unsubscribed at the next tick unless a waiter comes back
 
+    KEPT = 32  # notices kept per watched match
+
+    def since(self, match_id: str, version: int, after: int) -> list[Notice] | None:
+        """The notices of the commits after ``version`` when none is missing and their events start right after
+        event ``after``; None when a read must tell (a notice lost, or older than those kept)."""
+        recent = self.recent.get(match_id)
+        if not recent or recent[-1].version <= version:
+            return None
+        out = [n for n in recent if n.version > version]
+        if out[0].version != version + 1 or any(b.version != a.version + 1 for a, b in zip(out, out[1:])):
+            return None
+        return out
+
     async def version(self, match_id: str) -> float:
         """The match's version (infinity once it is gone: the waiter then asks Flask, which says so)."""
         async with self.reads:
@@ -228,6 +265,7 @@ class Hub:
             except (RedisError, OSError) as exc:  # the next call reconnects and re-subscribes
                 log.warning("pub/sub connection lost (%s); waking every waiter", exc)
                 self._wake_all()
+                self.recent.clear()  # notices may have been lost: every stream reads again
                 await asyncio.sleep(min(1.0, self.heartbeat))
                 continue
             if msg is None:
@@ -235,7 +273,14 @@ class Hub:
             if msg["type"] == "message":
                 found = CHANNEL.match(msg["channel"])
                 if found:
-                    self._wake(found.group(1).decode(), int(msg["data"]))
+                    match_id = found.group(1).decode()
+                    version, notice = read_notice(msg["data"])
+                    if notice is not None and match_id in self.waiters:
+                        recent = self.recent.get(match_id)
+                        if recent is None:
+                            recent = self.recent[match_id] = collections.deque(maxlen=self.KEPT)
+                        recent.append(notice)
+                    self._wake(match_id, version)
             elif msg["type"] == "subscribe" and msg["channel"] in self.subscribed:
                 self.subscribed[msg["channel"]].set()
 
@@ -246,6 +291,7 @@ class Hub:
                 idle = [c for c in self.subscribed if CHANNEL.match(c).group(1).decode() not in self.waiters]
                 for channel in idle:
                     del self.subscribed[channel]
+                    self.recent.pop(CHANNEL.match(channel).group(1).decode(), None)
                 if idle:
                     async with self.lock:
                         await self.pubsub.unsubscribe(*idle)

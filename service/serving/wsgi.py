@@ -13,6 +13,7 @@ import sys
 
 import orjson
 
+from service.api import FIXED as FIXED_HEADER
 from service.api import HOLD as HOLD_HEADER
 from service.api import INTERNAL
 from service.api import MATCH as MATCH_KEY
@@ -96,11 +97,15 @@ def call_wsgi(app, env: dict) -> tuple[int, list, bytes]:
 
 
 def take_hold(headers: list) -> dict | None:
-    """The route's ``Referee-Hold`` header, taken out of the answer's headers (it is for the front alone)."""
+    """The route's ``Referee-Hold`` header, taken out of the answer's headers (it is for the front alone), or
+    ``{"fixed": true}`` for its ``Referee-Fixed``."""
     for i, (name, value) in enumerate(headers):
         if name == HOLD_HEADER:
             del headers[i]
             return orjson.loads(value)
+        if name == FIXED_HEADER:
+            del headers[i]
+            return {"fixed": True}
     return None
 
 
