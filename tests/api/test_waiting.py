@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import threading
 import time
@@ -621,3 +622,73 @@ def test_one_stream_follows_several_matches_each_by_its_own_ticket(server):
 def test_a_shared_stream_that_cannot_be_read_is_refused(server, params, headers):
     answer = requests.get(f"{server.url}/events", params=params, headers=headers, timeout=10)
     assert answer.status_code in (400, 422) and answer.json()["code"] == "invalid_body"
+
+
+def test_flasks_turns_go_round_the_addresses_so_a_burst_waits_behind_nobody_else():
+    """service/serving/front.py ``Turns``: 50 requests of one address and then 1 of another are served in
+    turn by address (the other's comes second, not 51st); a request past an address's bound is refused; one
+    whose client left while it waited never runs."""
+    from service.serving.front import Turns
+
+    async def main() -> tuple[list[str], bool, bool]:
+        turns, order = Turns(bound=60), []
+
+        async def request(address: str, label: str) -> None:
+            turn = turns.enter(address)
+            if turn is not None:
+                await turn
+            order.append(label)  # Flask's work: synchronous, between the turn and leaving
+            turns.leave(address, turn)
+
+        first = turns.enter("a")  # a request of "a" under way: the next ones wait
+        assert first is None
+        tasks = [asyncio.ensure_future(request("a", f"a{i}")) for i in range(50)]
+        tasks.append(asyncio.ensure_future(request("b", "b")))
+        await asyncio.sleep(0)
+        turns.leave("a")
+        await asyncio.gather(*tasks)
+        bounded = Turns(bound=2)
+        bounded.enter("c")
+        bounded.enter("c")
+        left = Turns(bound=5)
+        left.enter("d")
+        gone = left.enter("d")
+        gone.cancel()  # its client hung up while it waited
+        left.leave("d", gone)
+        left.leave("d")
+        await asyncio.sleep(0)
+        return order, bounded.full("c"), not left.pending and left.granted is None
+
+    order, full, empty = run_async(main())
+    assert order.index("b") <= 1, order[:5]
+    assert sorted(order) == sorted([f"a{i}" for i in range(50)] + ["b"])
+    assert full and empty
+
+
+def test_a_stream_sends_from_the_notices_only_when_none_is_missing():
+    """service/serving/hub.py ``Hub.since`` and service/api/sse.py ``from_notices``: the commits' notices make the
+    frames a read would (the viewer's events only); a lost notice, events that do not follow on, or the viewer to
+    act with its legal moves asked: None, and the stream reads the match instead."""
+    from service.api.sse import from_notices
+    from service.referee import Stream
+    from service.serving.hub import Hub, read_notice
+
+    def event(seq: int, v: int, to) -> bytes:
+        return orjson.dumps({"seq": seq, "v": v, "type": "took", "data": {"n": seq}, "to": to})
+
+    hub = Hub.__new__(Hub)
+    hub.recent = {"m": collections.deque(maxlen=Hub.KEPT)}
+    for version, events, to_act in ((5, [event(10, 5, "all"), event(11, 5, [1])], b",1,"),
+                                    (6, [event(12, 6, [0])], b",0,")):
+        _, notice = read_notice(b"\n".join([b"%d" % version, b"active", to_act, *events]))
+        hub.recent["m"].append(notice)
+    assert read_notice(b"7") == (7, None)  # a plain version (a bot's inbox): no notice
+    seat0 = Stream(store=None, match_id="m", viewer=0, holder=None, id="s", lease=1.0)
+    frames, after, version, over = from_notices(seat0, hub.since("m", 4, 9), 9)
+    assert (after, version, over) == (12, 6, False)
+    assert b"id: 10\n" in frames and b"id: 11\n" not in frames and b"id: 12\n" in frames  # seat 1's event hidden
+    assert hub.since("m", 3, 9) is None  # the notice of version 4 is missing
+    assert from_notices(seat0, hub.since("m", 4, 8), 8) is None  # event 9 was never seen
+    seat0.legal = True
+    assert from_notices(seat0, hub.since("m", 4, 9), 9) is None  # seat 0 to act: its legal moves need the state
+    assert hub.since("m", 6, 12) is None  # nothing new

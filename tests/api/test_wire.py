@@ -175,6 +175,102 @@ def test_a_header_that_never_ends_is_cut_off_with_431(wire):
     assert statuses(got["raw"]) in ([431], []), got["raw"][:200]  # 431, or the close alone when it came mid-send
 
 
+def test_the_head_limit_is_referee_max_head_exactly_and_an_upgrade_is_answered_as_plain(wire):
+    """docs/wire.md: a head a little under REFEREE_MAX_HEAD (64 KiB here) is served, one a little over it is 431
+    ``head_too_large`` (not only the wire's buffer, somewhat larger); ``Upgrade: websocket`` is answered as a plain
+    request (no WebSocket here), whatever the route."""
+    for size, status in ((60 << 10, 200), (66 << 10, 431), (110 << 10, 431)):
+        sock = connect(wire)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * size + b"\r\n\r\n")
+        got = statuses(read_all(sock, 3))
+        sock.close()
+        assert got[:1] == [status], (size, got)
+    for path in ("/healthz", "/games"):
+        answer = requests.get(f"{wire.url}{path}", headers={"Upgrade": "websocket", "Connection": "Upgrade"})
+        assert answer.status_code == 200, answer.text
+
+
+def test_large_fixed_answers_are_built_once_with_an_etag_and_compressed(wire):
+    """/openapi.json, the docs pages, the catalogue and the table's scripts: the same bytes each time, 304 to a
+    client that has them, gzip to one that accepts it."""
+    for path in ("/openapi.json", "/games", "/games/super_blatt", "/docs", "/static/web/js/table.js"):
+        plain = requests.get(f"{wire.url}{path}", headers={"Accept-Encoding": "identity"})
+        assert plain.status_code == 200, path
+        etag = plain.headers["ETag"]
+        again = requests.get(f"{wire.url}{path}", headers={"Accept-Encoding": "identity"})
+        assert again.content == plain.content and again.headers["ETag"] == etag
+        assert requests.get(f"{wire.url}{path}", headers={"If-None-Match": etag}).status_code == 304
+        packed = requests.get(f"{wire.url}{path}", headers={"Accept-Encoding": "gzip"})
+        assert packed.content == plain.content  # requests decodes it
+        if len(plain.content) > 4096:
+            assert packed.headers.get("Content-Encoding") == "gzip", path
+            assert int(packed.headers["Content-Length"]) < len(plain.content)
+    # a query string is not a fixed answer (validated and answered by the route each time)
+    assert "ETag" not in requests.get(f"{wire.url}/games?x=1").headers
+
+
+class FromAddress(requests.adapters.HTTPAdapter):
+    """requests from another loopback address than the attacker's (127.0.0.2)."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        super().__init__()
+
+    def init_poolmanager(self, *args, **kwargs):
+        kwargs["source_address"] = (self.address, 0)
+        super().init_poolmanager(*args, **kwargs)
+
+
+def test_a_burst_of_costly_requests_from_one_address_does_not_slow_another(wire):
+    """1,500 connections from one address, each asking for /openapi.json (the largest answer) at once: the others'
+    requests are not delayed behind them.  A player on another address (127.0.0.2) makes moves meanwhile, each
+    answered in under a second; the burst gets its answers or 503 ``client_limit``, never a 5xx of another kind."""
+    created = requests.post(f"{wire.url}/matches", json={"game": "super_blatt", "players": 2,
+                                                          "seats": [{"name": "a"}, {"name": "b"}]}).json()
+    player = requests.Session()
+    player.mount("http://", FromAddress("127.0.0.2"))
+    got: list[int] = []
+
+    def burst() -> None:
+        socks = []
+        for _ in range(1500):
+            try:
+                sock = socket.create_connection(("127.0.0.1", wire.port), timeout=10)
+            except OSError:
+                continue
+            sock.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            socks.append(sock)
+        deadline = time.monotonic() + 30
+        for sock in socks:
+            sock.settimeout(max(0.1, deadline - time.monotonic()))
+            with contextlib.suppress(OSError):
+                head = sock.recv(64)
+                if head.startswith(b"HTTP/1.1 "):
+                    got.append(int(head.split()[1]))
+            sock.close()
+
+    thread = threading.Thread(target=burst, daemon=True)
+    thread.start()
+    took = []
+    while thread.is_alive() and len(took) < 40:
+        t0 = time.monotonic()
+        snap = player.get(f"{wire.url}/matches/{created['id']}", timeout=5).json()
+        token = created["seats"][snap["to_act"][0]]["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        legal = player.get(f"{wire.url}/matches/{created['id']}/legal-moves", headers=auth, timeout=5).json()
+        answer = player.post(f"{wire.url}/matches/{created['id']}/moves", headers=auth, timeout=5,
+                             json={"move": legal["moves"][0], "expected_version": legal["version"]})
+        assert answer.status_code == 200, answer.text
+        took.append(time.monotonic() - t0)
+        time.sleep(0.05)
+    thread.join(60)
+    assert took and max(took) < ORDINARY, f"an ordinary move took {max(took):.2f} s during the burst"
+    assert got and set(got) <= {200, 503}, sorted(set(got))
+    assert 200 in got
+    print(f"burst: {len(got)} answers ({got.count(200)} × 200, {got.count(503)} × 503); {len(took)} moves meanwhile, "
+          f"the slowest {max(took) * 1000:.0f} ms")
+
+
 def count_served(srv: Server, route: str) -> int:
     for line in requests.get(f"{srv.url}/metrics", timeout=5).text.splitlines():
         if line.startswith("referee_http_requests_total{") and f'route="{route}"' in line:
