@@ -564,6 +564,11 @@ def main(argv: list[str] | None = None) -> None:
 
         bench_tournament.main(argv[1:])
         return
+    if argv and argv[0] == "serving":  # servers of its own, beside boardgame.io: see clients/bench_serving.py
+        from clients import bench_serving
+
+        bench_serving.main(argv[1:])
+        return
     if argv and argv[0] == "watchers":  # against a server of its own: see clients/watchers.py
         from clients import watchers
 
@@ -572,9 +577,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="referee bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=["rules", "bots", "memory", "api", "digest", "watchers", "bots-http",
-                                         "webhooks"],
-                        help="watchers, bots-http: see `referee bench watchers --help`, `referee bench "
-                             "bots-http --help`")
+                                         "webhooks", "serving"],
+                        help="watchers, bots-http, serving: see `referee bench watchers --help`, `referee bench "
+                             "bots-http --help`, `referee bench serving --help`")
     parser.add_argument("--game", action="append", choices=sorted(GAMES),
                         help="game to measure (repeatable; default all)")
     parser.add_argument("--seconds", type=float, default=3.0, help="rules: seconds per configuration")

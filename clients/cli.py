@@ -31,7 +31,7 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
 PROCESSES = 4
 #: ``referee serve``'s workers (bot turns, scorings) run below the API on the host they share with it: under
-#: load, a move's request comes first (docs/benchmarks.md#one-queue-the-front-and-its-app-processes-2026-11-27)
+#: load, a move's request comes first (docs/benchmarks.md)
 WORKERS_NICE = 5
 PROCESSES_HELP = ("API processes (granian's workers): each answers the connections it accepted, Flask on its event "
                   "loop, long-polls and streams held there")
@@ -87,7 +87,7 @@ def claim_port(host: str, port: int) -> socket.socket:
     A plain bind of the port fails when something listens on it (SO_REUSEADDR only lets us past the
     TIME_WAITs a previous run left; with SO_REUSEPORT a second server would start and the kernel would split
     connections between two stores).  Two ``referee serve`` starting at once could both pass that check
-    before either front binds: the abstract socket named after the port, ours for our whole life, makes the
+    before either server binds: the abstract socket named after the port, ours for our whole life, makes the
     second one refuse.  (It lives in this network namespace, as the port.)
     """
     holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -145,7 +145,7 @@ def cmd_serve(args) -> int:
             embedded.close()
         holder.close()
         return 2
-    raise_open_files()  # each held stream is a socket of the front
+    raise_open_files()  # each held stream is a socket of an API process
     api = ApiProcesses(args.host, args.port, args.processes)
     workers = start_workers(args.workers, args.search_workers, WORKERS_NICE)
     where = (f"embedded server in {os.path.abspath(args.data)}, maxmemory {embedded.maxmemory / (1 << 30):.1f} GiB"
@@ -174,7 +174,7 @@ def cmd_serve(args) -> int:
 
 
 def _supervise(api, more=lambda: None) -> int:
-    """Restart what dies until SIGINT or SIGTERM (0), or until the front cannot start (1)."""
+    """Restart what dies until SIGINT or SIGTERM (0), or until the API server cannot start (1)."""
     while not stop_requested():
         try:
             api.replace_dead()

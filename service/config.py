@@ -84,7 +84,7 @@ class Settings:
     max_head: int
     #: seconds a client has to send a request's body once its head came (408 ``body_timeout``)
     body_timeout: float
-    #: client connections the front holds at once; more wait in the listen backlog until one closes
+    #: client connections each API process holds at once; more wait in the listen backlog until one closes
     max_connections: int
     #: requests one client address may have under way at once, held long-polls and streams included
     #: (503 ``client_limit`` with Retry-After past it)
@@ -92,7 +92,7 @@ class Settings:
     #: requests one client address may have waiting for Flask, or in it, in one API process: the lines of the
     #: addresses are served in turn, and past this a request is answered 503 ``client_limit`` with Retry-After
     max_waiting_per_client: int
-    #: seconds an app process may take over one request: past it the request is answered 504 ``app_timeout``
+    #: seconds Flask may take over one request: past it the request is answered 504 ``app_timeout``
     #: and the process is replaced
     app_timeout: float
     #: hosts and networks (comma-separated) a webhook may target although they are not public addresses
@@ -101,7 +101,7 @@ class Settings:
     webhook_timeout: float
     #: seconds a webhook message is retried (with exponential backoff) before it is given up
     webhook_max_age: int
-    #: seconds a stopping front waits for the answers of the requests it handed to app processes
+    #: seconds a stopping API process waits for its held requests to be answered
     drain: float
     #: origins a browser may call from (comma-separated, ``*`` for any); CORS is off when empty
     cors_origins: tuple[str, ...]
@@ -117,7 +117,7 @@ class Settings:
     #: longest a bot-turn job plays one match's consecutive bot turns before it hands the rest to a
     #: new job at the back of the queue (milliseconds), so a long all-bot match never holds a worker
     bot_slice_ms: int = 50
-    #: a PEM certificate (chain) and its key: the front then serves HTTP/2 and HTTP/1.1 over TLS only
+    #: a PEM certificate (chain) and its key: granian then serves HTTP/2 and HTTP/1.1 over TLS only
     tls_cert: str | None = None
     tls_key: str | None = None
     #: seconds between two looks of the backstop job at a running tournament (issue 35): a round whose

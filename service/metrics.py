@@ -2,16 +2,16 @@
 
 ``referee serve``, ``referee api`` and ``referee worker`` run in prometheus_client's multiprocess mode
 (service/multiproc.py): each process writes its counters, histograms and gauges to files of a folder they
-share, and ``GET /metrics`` (any app process) or ``referee worker --metrics-port`` reads them all.  What the
+share, and ``GET /metrics`` (any API process) or ``referee worker --metrics-port`` reads them all.  What the
 store knows (queue depths, matches by status, its memory) is read at the scrape (:class:`StoreCollector`), so
 it is true whichever process answers and costs nothing between scrapes.
 
 Who counts what:
 
-- the front (service/front.py): every request, by route template (``/matches/{match_id}/moves``, never an
+- the API processes (service/serving/front.py): every request, by route template (``/matches/{match_id}/moves``, never an
   id) and status, with its latency (not for the held long-polls and event streams, which last as long as
   they wait), and the long-polls and streams it holds;
-- the app processes and the workers: moves applied and refused (``Referee.apply_move``), turn clocks'
+- the API processes and the workers: moves applied and refused (``Referee.apply_move``), turn clocks'
   lateness (``Referee.timeout``);
 - the workers: each job's wait (enqueued to started) and run time, by job function (workers/run.py);
 - the webhook sender: ``referee_webhook_deliveries_total{outcome}``.
@@ -38,7 +38,7 @@ from service import outbox
 log = logging.getLogger("referee.metrics")
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
-#: request latencies: a move takes a millisecond or a few; a request waiting for an app process, more
+#: request latencies: a move takes a millisecond or a few; a request waiting for its turn, more
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 JOB_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 LATENESS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
@@ -49,14 +49,14 @@ UNMATCHED = "unmatched"
 HTTP_REQUESTS = Counter("referee_http_requests", "HTTP requests answered, by route template, method and status.",
                         ["route", "method", "status"])
 HTTP_LATENCY = Histogram("referee_http_request_duration_seconds",
-                         "Time from a request's arrival at the front to its answer (held long-polls and event "
+                         "Time from a request's arrival at its API process to its answer (held long-polls and event "
                          "streams excluded), by route template and method.", ["route", "method"],
                          buckets=LATENCY_BUCKETS)
 MOVES_APPLIED = Counter("referee_moves_applied", "Moves applied, by who made them (player: a seat's token over "
                         "HTTP; referee: a bot, an away seat, a forfeited seat's default).", ["by"])
 MOVES_REFUSED = Counter("referee_moves_refused", "Moves refused, by problem code.", ["code"])
-HELD_STREAMS = Gauge("referee_held_streams", "Event streams the front holds open.", multiprocess_mode="livesum")
-HELD_LONG_POLLS = Gauge("referee_held_long_polls", "Long-polls (GET /matches/{id}?wait=) the front holds.",
+HELD_STREAMS = Gauge("referee_held_streams", "Event streams the API processes hold open.", multiprocess_mode="livesum")
+HELD_LONG_POLLS = Gauge("referee_held_long_polls", "Long-polls (GET /matches/{id}?wait=) the API processes hold.",
                         multiprocess_mode="livesum")
 JOB_WAIT = Histogram("referee_job_wait_seconds", "Time from a job's enqueueing (a scheduled timeout: its due "
                      "time) to its start in a worker, by job function.", ["function"], buckets=JOB_BUCKETS)
@@ -107,14 +107,14 @@ def route_template(rule: str | None) -> str:
 
 
 class Requests:
-    """The front's counting of requests, in its own memory first: a request costs a dict update and a bisect, and
-    ``flush`` (every ``FLUSH`` seconds, on the front's loop) adds what was counted to the shared metrics.  A
+    """An API process's counting of requests, in its own memory first: a request costs a dict update and a bisect, and
+    ``flush`` (every ``FLUSH`` seconds, on the process's loop) adds what was counted to the shared metrics.  A
     multiprocess counter's ``inc`` takes a lock and writes a file's mapped memory; a histogram's ``observe``
     does it twice: together ~15 µs a request on the one process every request passes through.  The histogram's
     buckets are added to directly (``_buckets``, ``_sum``, ``_upper_bounds``: prometheus-client's internals,
     hence its upper bound in pyproject.toml)."""
 
-    FLUSH = 0.5  # seconds: what a scrape may miss of the front's latest requests
+    FLUSH = 0.5  # seconds: what a scrape may miss of an API process's latest requests
 
     def __init__(self) -> None:
         self.counts: dict[tuple[str, str, int], int] = {}

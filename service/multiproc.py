@@ -62,3 +62,21 @@ def process_dead(pid: int | None) -> None:
         multiprocess.mark_process_dead(pid)
     except OSError:
         pass
+
+
+def sweep_dead() -> None:
+    """Mark dead every process whose live gauges are still in the folder: an API process that granian replaced
+    (killed, stuck) could not do it itself.  Its successor calls this as it starts."""
+    path = os.environ.get(ENV)
+    if not path:
+        return
+    for name in glob.glob(os.path.join(path, "gauge_live*_*.db")):
+        pid = os.path.basename(name).rsplit("_", 1)[1][:-3]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            process_dead(int(pid))
+        except PermissionError:
+            pass

@@ -51,7 +51,6 @@ CODES: dict[str, tuple[int, str]] = {
     "internal": (500, "The server failed on this request"),
     "busy": (503, "The match is too busy; retry"),
     "redis_unavailable": (503, "The store is unreachable; retry"),
-    "unavailable": (503, "The server is starting or restarting; retry"),
     "webhook_refused": (422, "The webhook's target is refused"),
     "store_full": (503, "The store is nearly full; no new match for now"),
     "head_too_large": (431, "The request's head is too large"),

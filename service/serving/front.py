@@ -42,7 +42,7 @@ from urllib.parse import unquote_to_bytes
 import orjson
 from redis.exceptions import RedisError
 
-from service import logs, metrics, requestid
+from service import logs, metrics, multiproc, requestid
 from service.api import problem_answer, sse
 from service.config import Settings
 from service.problems import Problem
@@ -372,6 +372,7 @@ class Front:
         if shared.COUNTS is not None:
             self.counts = shared.COUNTS
             self.counts.claim()
+        multiproc.sweep_dead()  # the held requests a replaced process counted no longer are
         if self.app is None:
             from service.app import create_app
 

@@ -277,7 +277,7 @@ def test_the_api_processes_killed_mid_match_come_back_and_lose_nothing(tmp_path)
     url = f"http://127.0.0.1:{port}"
     proc = serve(data, port, processes=2)
     try:
-        table = Table(url, players=2, tolerated=("redis_unavailable", "internal", "unavailable"))
+        table = Table(url, players=2, tolerated=("redis_unavailable", "internal"))
         recoveries = []
         for victim in ("referee-app", "referee-app", "referee-api", "referee-app", "referee-api"):
             for _ in range(3):
