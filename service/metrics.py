@@ -8,7 +8,8 @@ it is true whichever process answers and costs nothing between scrapes.
 
 Who counts what:
 
-- the API processes (service/serving/front.py): every request, by route template (``/matches/{match_id}/moves``, never an
+- the API processes (service/serving/front.py): every request, by route template
+  (``/matches/{match_id}/moves``, never an
   id) and status, with its latency (not for the held long-polls and event streams, which last as long as
   they wait), and the long-polls and streams it holds;
 - the API processes and the workers: moves applied and refused (``Referee.apply_move``), turn clocks'
