@@ -147,7 +147,7 @@ class Outlet:
         self.gone = False
         self.on_gone: list = []
         self.watch: asyncio.Task | None = None
-        self.writing: asyncio.Future | None = None
+        self.writing: asyncio.Task | None = None  # the task whose write waits for the client
         self.started = False  # the answer's head went out
 
     def watch_hang_up(self) -> None:
@@ -187,15 +187,19 @@ class Outlet:
                          "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
 
     async def write(self, data: bytes) -> None:
-        """A part of a streamed answer; raises ``Gone`` once the client hung up."""
+        """A part of a streamed answer; raises ``Gone`` once the client hung up.
+
+        granian's ``send`` is done at once while the connection's few chunks have room (no task, no turn of the
+        loop); only a write that waits for its client is awaited, and a hang-up meanwhile cancels the task that
+        waits (``writing``), which is told ``Gone``."""
         if self.gone:
             raise Gone
-        self.writing = asyncio.ensure_future(self.send({"type": "http.response.body", "body": data,
-                                                        "more_body": True}))
+        task = asyncio.current_task()
+        self.writing = task
         try:
-            await self.writing
+            await self.send({"type": "http.response.body", "body": data, "more_body": True})
         except asyncio.CancelledError:
-            if self.gone:
+            if self.gone and task.uncancel() == 0:
                 raise Gone from None
             raise
         finally:
