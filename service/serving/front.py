@@ -376,6 +376,7 @@ class Front:
         if shared.COUNTS is not None:
             self.counts = shared.COUNTS
             self.counts.claim()
+            self._beat()
         multiproc.sweep_dead()  # the held requests a replaced process counted no longer are
         if self.app is None:
             from service.app import create_app
@@ -394,6 +395,11 @@ class Front:
         gc.freeze()
         young, middle, _ = gc.get_threshold()
         gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
+
+    def _beat(self) -> None:
+        """Every second, from the loop: granian's server process kills a process whose loop stops turning."""
+        self.counts.beat()
+        asyncio.get_running_loop().call_later(1.0, self._beat)
 
     def _stopping(self) -> None:
         if self.hub is not None:

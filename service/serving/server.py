@@ -65,7 +65,8 @@ def main(host: str, port: int, processes: int, parent: int) -> None:
     name_process("referee-api")
     settings = Settings.from_env()
     logs.setup()
-    shared.make(processes)  # before granian forks its workers: they inherit it
+    counts = shared.make(processes)  # before granian forks its workers: they inherit it
+    shared.watch(counts, settings.app_timeout)
     server = wire_server("service.serving.front:make", host, port, settings, processes)
     logs.setup()  # granian configured logging as it was made: our lines again, its own through them
     # granian stops at SIGTERM (from the supervisor) as at SIGINT: its workers drain, then it exits
