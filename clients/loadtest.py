@@ -33,8 +33,10 @@ import json
 import multiprocessing as mp
 import os
 import random
+import selectors
 import socket
 import statistics
+import sys
 import threading
 import time
 from urllib.parse import urlsplit
@@ -183,7 +185,8 @@ def mover(url: str, game: str, players: int, deadline: float, seed: int, out: li
 
 
 class EventStream(Conn):
-    """A seat's event stream on a bare socket: yields (event, data) frames, comments skipped."""
+    """A seat's event stream on a bare socket: ``feed`` takes what arrived, ``frames`` yields the whole frames among
+    it as (event, data), comments skipped; several streams share one thread through a selector."""
 
     def __init__(self, url: str, path: str, token: str, timeout: float) -> None:
         super().__init__(url)
@@ -196,22 +199,28 @@ class EventStream(Conn):
             raise RuntimeError(f"stream refused: {head[:200]!r}")
         self.chunked = b"transfer-encoding: chunked" in head.lower()
         self.text = b""
+        self.ended = False
 
-    def _more(self) -> None:
-        """Append the next piece of the body to ``text`` (one chunk, when the body is chunked)."""
-        if not self.chunked:
+    def feed(self, read: bool = True) -> None:
+        """Read what the socket has (one read; none with ``read`` False: what came with the head) and add its body
+        to ``text`` (whole chunks, when chunked)."""
+        if read:
             self._fill()
+        if not self.chunked:
             self.text, self.buf = self.text + self.buf, b""
             return
-        size = int(self._read_until(b"\r\n").split(b";")[0], 16)
-        if size == 0:
-            raise ConnectionError("stream ended")
-        self.text += self._read_exactly(size + 2)[:size]
+        while (i := self.buf.find(b"\r\n")) >= 0:
+            size = int(self.buf[:i].split(b";")[0], 16)
+            if size == 0:
+                self.ended = True
+                return
+            if len(self.buf) < i + 2 + size + 2:
+                return  # the rest of the chunk is still on its way
+            self.text += self.buf[i + 2:i + 2 + size]
+            self.buf = self.buf[i + 2 + size + 2:]
 
     def frames(self):
-        while True:
-            while (i := self.text.find(b"\n\n")) < 0:
-                self._more()
+        while (i := self.text.find(b"\n\n")) >= 0:
             frame, self.text = self.text[:i], self.text[i + 2:]
             event, data = "message", b""
             for line in frame.split(b"\n"):
@@ -226,59 +235,70 @@ class EventStream(Conn):
         self.sock.close()
 
 
-def seat_player(url: str, mid: str, token: str, rng: random.Random, deadline: float, table: dict) -> None:
-    """One seat of a streamed table: it moves whenever its stream (or its own move's answer) lists its
-    legal moves, until the match ends or the run does."""
-    conn = Conn(url)
-    stream = EventStream(url, f"/matches/{mid}/events?legal_moves=true", token, max(1.0, deadline - time.monotonic()))
-    acted = -1
-    try:
-        for event, data in stream.frames():
-            if event == "end" or time.monotonic() >= deadline:
-                return
-            if event != "legal_moves" or data["version"] <= acted:
-                continue
-            if (posted := table["posted"].get(data["version"])) is not None:
-                table["notice"].append(time.perf_counter() - posted)
-            legal = data
-            while legal and time.monotonic() < deadline:
-                acted = legal["version"]
-                move = concretize(rng.choice(legal["moves"]), rng)
-                t0 = time.perf_counter()
-                status, answer = conn.call("POST", f"/matches/{mid}/moves",
-                                           {"move": move, "expected_version": legal["version"]}, token=token)
-                table["lat"].append(time.perf_counter() - t0)
-                if status != 200:  # another seat of a simultaneous decision came first: wait for the next frame
-                    if status != 409:
-                        table["errors"].append(status)
-                    break
-                table["posted"][answer["version"]] = time.perf_counter()
-                legal = answer["legal_moves"] and {"version": answer["version"], "moves": answer["legal_moves"]}
-    except (OSError, ConnectionError) as exc:
-        if time.monotonic() < deadline:
-            table["errors"].append(exc)
-    finally:
-        stream.close()
-
-
 def streamed(url: str, game: str, players: int, deadline: float, seed: int, out: list,
              clock: dict | None = None) -> None:
-    """One table whose seats learn of their turns from their event streams, a thread per seat."""
+    """One table whose seats learn of their turns from their event streams: one thread for the table (as a mover
+    of ``--turns ask`` is), reading every seat's stream through a selector, and each seat moving on its own
+    keep-alive connection whenever its stream (or its own move's answer) lists its legal moves."""
     rng = random.Random(seed)
     conn = Conn(url)
-    table: dict = {"lat": [], "notice": [], "posted": {}, "errors": []}  # lists: its seats' threads append
-    finished = 0
+    lat: list[float] = []
+    notice: list[float] = []
+    errors = finished = 0
     while time.monotonic() < deadline:
         mid, tokens, _, _ = new_match(conn, game, players, rng.randrange(1 << 30), clock)
-        table["posted"] = {}
-        seats = [threading.Thread(target=seat_player, args=(url, mid, tokens[s], random.Random(rng.random()),
-                                                            deadline, table)) for s in range(players)]
-        for t in seats:
-            t.start()
-        for t in seats:
-            t.join()
-        finished += time.monotonic() < deadline
-    out.append((table["lat"], len(table["errors"]), finished, table["notice"]))
+        seats = list(range(players))
+        try:
+            streams = [EventStream(url, f"/matches/{mid}/events?legal_moves=true", tokens[s],
+                                   max(1.0, deadline - time.monotonic())) for s in seats]
+        except (OSError, ConnectionError, RuntimeError):
+            errors += 1
+            continue
+        posts = [Conn(url) for _ in seats]
+        selector = selectors.DefaultSelector()
+        for s in seats:
+            selector.register(streams[s].sock, selectors.EVENT_READ, s)
+        acted, posted, over = [-1] * players, {}, False
+        try:
+            ready = [(seat, False) for seat in seats]  # first what came with each stream's head
+            while not over and time.monotonic() < deadline:
+                for seat, read in ready:
+                    streams[seat].feed(read)
+                    for event, data in streams[seat].frames():
+                        if event == "end":
+                            over = True
+                        if event != "legal_moves" or data["version"] <= acted[seat] or over:
+                            continue
+                        if (sent := posted.get(data["version"])) is not None:
+                            notice.append(time.perf_counter() - sent)
+                        legal = data
+                        while legal and time.monotonic() < deadline:
+                            acted[seat] = legal["version"]
+                            move = concretize(rng.choice(legal["moves"]), rng)
+                            t0 = time.perf_counter()
+                            status, answer = posts[seat].call("POST", f"/matches/{mid}/moves", {
+                                "move": move, "expected_version": legal["version"]}, token=tokens[seat])
+                            lat.append(time.perf_counter() - t0)
+                            if status != 200:  # another seat of a simultaneous decision came first: next frame
+                                errors += status != 409
+                                break
+                            posted[answer["version"]] = time.perf_counter()
+                            legal = answer["legal_moves"] and {"version": answer["version"],
+                                                               "moves": answer["legal_moves"]}
+                    if streams[seat].ended:
+                        over = True
+                ready = [(key.data, True) for key, _ in selector.select(timeout=1.0)]
+        except (OSError, ConnectionError) as exc:
+            if time.monotonic() < deadline:
+                errors += 1
+                print(f"a streamed table failed: {exc!r}", file=sys.stderr)
+        finally:
+            selector.close()
+            for c in (*streams, *posts):
+                if c.sock is not None:
+                    c.sock.close()
+        finished += over and time.monotonic() < deadline
+    out.append((lat, errors, finished, notice))
 
 
 def _process(urls: list[str], first: int, game: str, players: int, matches: int, duration: float, seed: int,

@@ -228,3 +228,4 @@ def test_tokens_never_read_as_an_option():
     from service.referee import new_token
     tokens = [new_token() for _ in range(5000)]  # about 78 would start with '-' if drawn unchecked
     assert not any(t.startswith("-") for t in tokens) and len(set(tokens)) == len(tokens)
+
