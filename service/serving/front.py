@@ -442,7 +442,7 @@ class Front:
             counts.add(address, 1)
         try:
             await self._serve(scope, headers, outlet, address, rid, started)
-        except Exception:  # a defect of ours: logged, answered as Flask answers its own (problem+json, 500)
+        except (Exception, Stuck):  # a defect of ours (or a deadline met at its very end): logged, answered 500
             log.exception("%s %s failed in the front", scope["method"], scope["path"])
             if not outlet.started:
                 with suppress(Exception):
