@@ -128,6 +128,8 @@ class Settings:
     relay_sweep: float = 1.0
     #: seconds a challenged bot has to accept or decline, unless the challenger gives its own deadline
     challenge_seconds: float = 30.0
+    #: seconds a webhook's secret, once rotated, still signs each delivery next to the new one
+    webhook_secret_grace: float = 86400.0
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -175,6 +177,7 @@ class Settings:
             tournament_tick=float(os.environ.get("REFEREE_TOURNAMENT_TICK", 5)),
             relay_sweep=float(os.environ.get("REFEREE_RELAY_SWEEP", 1)),
             challenge_seconds=float(os.environ.get("REFEREE_CHALLENGE_SECONDS", 30)),
+            webhook_secret_grace=float(os.environ.get("REFEREE_WEBHOOK_SECRET_GRACE", 86400)),
         )
 
     @property

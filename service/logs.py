@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from service import requestid  # (here, not in format: an import there could deadlock a forked child)
+
 _second = (0, "")
 
 
@@ -134,8 +136,6 @@ class Formatter(logging.Formatter):
         self.text = text
 
     def format(self, record: logging.LogRecord) -> str:
-        from service import requestid
-
         fields = {"ts": iso(record.created), "level": record.levelname.lower(), "logger": record.name,
                   "message": record.getMessage(), "request_id": requestid.CURRENT.get(), "pid": record.process}
         if record.exc_info:
@@ -153,9 +153,146 @@ class Handler(logging.Handler):
             self.handleError(record)
 
 
+class Incident:
+    """A failure met again and again (the store refusing writes at its bound, or gone): said once as it begins
+    and once as it ends, one line each, never once per try; :meth:`failed` gives the back-off before the next
+    try (doubling from ``first`` up to ``cap`` seconds)."""
+
+    def __init__(self, logger: logging.Logger, what: str, first: float = 0.5, cap: float = 30.0) -> None:
+        self.logger, self.what, self.first, self.cap = logger, what, first, cap
+        self.since: float | None = None
+        self.tries = 0
+        self.kind = ""
+
+    def failed(self, exc: BaseException) -> float:
+        kind = type(exc).__name__
+        if self.since is None or kind != self.kind:
+            self.logger.warning("%s: %s (%s); backing off and trying again until it passes", self.what,
+                                describe(exc), kind)
+            self.since = self.since or time.monotonic()
+            self.kind = kind
+        self.tries += 1
+        return min(self.cap, self.first * 2 ** min(self.tries - 1, 16))
+
+    def ok(self) -> None:
+        if self.since is not None:
+            self.logger.warning("%s: recovered after %.1f s and %d tries (%s)", self.what,
+                                time.monotonic() - self.since, self.tries, self.kind)
+            self.since, self.tries, self.kind = None, 0, ""
+
+    @property
+    def active(self) -> bool:
+        return self.since is not None
+
+
+def describe(exc: BaseException) -> str:
+    """What a refused write or a lost connection means, in words (a full store says it is full)."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if type(exc).__name__ == "OutOfMemoryError" or text.startswith("OOM"):
+        return "the store refuses writes at its maxmemory"
+    return text
+
+
+class JsonStderr:
+    """``sys.stderr`` when it is not a terminal: what Python code writes there itself (a traceback printed by
+    multiprocessing or a library, a warning) becomes lines of JSON too; a traceback one line of its own."""
+
+    encoding = "utf-8"
+    errors = "replace"
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.partial = ""
+        self.traceback: list[str] = []
+
+    def write(self, text: str) -> int:
+        with self.lock:
+            self.partial += text
+            *lines, self.partial = self.partial.split("\n")
+            for one in lines:
+                self._line(one)
+        return len(text)
+
+    def _line(self, one: str) -> None:
+        if one.startswith("Traceback (most recent call last)"):
+            self.traceback = [one]
+        elif self.traceback and (one.startswith(" ") or not one):
+            self.traceback.append(one)
+        elif self.traceback:  # the exception's own line ends the traceback
+            self.traceback.append(one)
+            self._emit("error", one, "\n".join(self.traceback))
+            self.traceback = []
+        elif one.strip():
+            self._emit("warning", one, None)
+
+    def _emit(self, level: str, message: str, error: str | None) -> None:
+        write(line({"ts": iso(time.time()), "level": level, "logger": "stderr", "message": message, "error": error,
+                    "pid": os.getpid()}, False))
+
+    def flush(self) -> None:
+        with self.lock:
+            if self.traceback:
+                self._emit("error", self.traceback[-1], "\n".join(self.traceback))
+                self.traceback = []
+            if self.partial.strip():
+                self._emit("warning", self.partial, None)
+            self.partial = ""
+        drain()  # (multiprocessing flushes stderr before a child ends)
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return 2
+
+    def writable(self) -> bool:
+        return True
+
+
+def _excepthook(kind, value, tb) -> None:
+    if issubclass(kind, KeyboardInterrupt):
+        return
+    logging.getLogger("referee").critical("uncaught %s: %s", kind.__name__, value, exc_info=(kind, value, tb))
+    drain()
+
+
+def _thread_excepthook(args: threading.ExceptHookArgs) -> None:
+    if args.exc_type is SystemExit:
+        return
+    name = args.thread.name if args.thread is not None else "?"
+    logging.getLogger("referee").critical("uncaught %s in thread %s: %s", args.exc_type.__name__, name,
+                                          args.exc_value, exc_info=(args.exc_type, args.exc_value, args.exc_traceback))
+
+
+def guarded(target):
+    """``target`` as a process's body: an exception it does not catch is one JSON line (not multiprocessing's
+    printed traceback), and the process ends with status 1."""
+
+    def run(*args) -> None:
+        try:
+            target(*args)
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - said as one line, then the process ends
+            logging.getLogger("referee").critical("%s ended: %s", getattr(target, "__name__", "process"),
+                                                  describe(exc), exc_info=True)
+            drain()
+            raise SystemExit(1) from None
+
+    run.__name__ = getattr(target, "__name__", "run")
+    return run
+
+
 def setup(level: int = logging.WARNING) -> bool:
-    """Send this process's logging to stderr as these lines; True for text."""
+    """Send this process's logging to stderr as these lines; True for text.  With JSON lines, an uncaught
+    exception (of the process or a thread) is one too, and so is whatever Python code writes to ``sys.stderr``
+    itself (a child's children inherit all of it through fork)."""
     text = text_format()
+    if not text:
+        sys.excepthook = _excepthook
+        threading.excepthook = _thread_excepthook
+        if not isinstance(sys.stderr, JsonStderr):
+            sys.stderr = JsonStderr()
     handler = Handler()
     handler.setFormatter(Formatter(text))
     root = logging.getLogger()

@@ -35,6 +35,8 @@ from rq.job import Job, JobStatus
 
 #: how long RQ keeps a failed job (seconds): long enough to look at, short enough not to pile up
 FAILURE_TTL = 24 * 3600
+#: the states of a job that has yet to run (and then reads what was committed before)
+WAITING = (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)
 #: how long a ``sent`` mark stays: far longer than a dispatcher takes to restart and finish its round
 SENT_TTL = 600
 
@@ -69,7 +71,7 @@ def job(func: str, args: list, job_id: str, queue: str, timeout: int, rid: str |
         at: float | None = None, reused: bool = False) -> tuple[str, dict]:
     """An RQ job, now or (``at``) once that time has come; ``rid``: the request that caused it.  ``reused``:
     every commit of a match owes the job under the same id (a match's webhook delivery), so that queued
-    ones collapse; while one runs, the next is sent under an id of its own (``Sender.unique_if_running``)."""
+    ones collapse; while one runs, the next is sent under an id of its own (``Sender.settle_reused``)."""
     op: dict[str, Any] = {"kind": "job", "func": func, "args": list(args), "id": job_id, "queue": queue,
                           "timeout": timeout}
     if rid is not None:
@@ -155,26 +157,39 @@ class Sender:
         for command, key, a, b in found or ():
             WRITE[command](pipe, key, a, b)
 
-    def unique_if_running(self, ops: list[dict]) -> None:
-        """Send each ``reused`` job op whose id belongs to a job running now under another id: ``<id>_next``,
-        or, while that one runs too, an id of its own.
+    def settle_reused(self, ops: list[dict], pipe=None) -> list[dict]:
+        """``ops`` as they are to be sent: a ``reused`` job op whose id belongs to a job waiting to run is left
+        out (that job starts after the op's commit landed, so it reads it), and one whose id belongs to a job
+        running now goes as ``<id>_next`` (left out too while that one waits), or as an id of its own while that
+        one runs too.
 
-        RQ enqueues a job under a running job's id by overwriting its key, and the running one deletes that
-        key when it ends (no result is kept): the new job would be dropped.  The op's commit landed before
-        its outbox was read, so a job that starts after this check reads it anyway, while one found running
-        may have read the log before it: the op then runs after that one.  ``<id>_next`` collapses the
-        commits that come while one job runs into one job after it, as the id itself does while queued."""
+        RQ would run a job enqueued twice under one id twice, at once on two workers (its id is pushed on the
+        queue twice): the first to end deletes the job's key (no result is kept), and the other, its work done,
+        fails to finish (``InvalidJobOperation``).  Enqueued under a running job's id, it overwrites that job's
+        key, which the running one then deletes.  ``pipe``: a pipeline on RQ's server to WATCH those jobs' keys
+        on before they are read (its transaction then fails if one of them changed meanwhile: read again)."""
         reused = [op for op in ops if op.get("reused")]
         if not reused:
-            return
-        pipe = self.connection.pipeline(transaction=False)
-        for op in reused:
-            pipe.hget(Job.key_for(op["id"]), "status")
-            pipe.hget(Job.key_for(f"{op['id']}_next"), "status")
-        running = [status == JobStatus.STARTED.value.encode() for status in pipe.execute()]
-        for i, op in enumerate(reused):
-            if running[2 * i]:
-                op["id"] = f"{op['id']}_{time.time_ns()}" if running[2 * i + 1] else f"{op['id']}_next"
+            return ops
+        keys = [Job.key_for(job_id) for op in reused for job_id in (op["id"], f"{op['id']}_next")]
+        if pipe is not None:
+            pipe.watch(*keys)
+        read = self.connection.pipeline(transaction=False)
+        for key in keys:
+            read.hget(key, "status")
+        statuses = iter([s.decode() if s else None for s in read.execute()])
+        found = {id(op): (next(statuses), next(statuses)) for op in reused}
+        out = []
+        for op in ops:
+            if op.get("reused"):
+                first, after = found[id(op)]
+                if first in WAITING or (first == JobStatus.STARTED and after in WAITING):
+                    continue
+                if first == JobStatus.STARTED:
+                    op = {**op, "id": f"{op['id']}_{time.time_ns()}" if after == JobStatus.STARTED
+                          else f"{op['id']}_next"}
+            out.append(op)
+        return out
 
     def enqueue(self, pipe, op: dict) -> None:
         """The job itself: short timeout, retries with backoff, no result kept (nobody reads it, and a finished

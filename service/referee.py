@@ -42,6 +42,7 @@ from service.store import (
     renew_stream_on,
 )
 from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, due_key, hook_key, log_key, new_secret
+from service.webhooks import job_timeout as webhook_job_timeout
 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
@@ -343,7 +344,8 @@ class Referee:
     def webhook_ops(self, match_id: str, seq: int) -> list[tuple[str, dict]]:
         """Note that the match's webhook has messages up to event ``seq`` to send, and wake its delivery."""
         return [outbox.note(due_key(self.settings.queue), match_id, seq, "gt"),
-                self._job(self.queue, "deliver_webhooks", (match_id,), f"hooks_{match_id}", reused=True)]
+                self._job(self.queue, "deliver_webhooks", (match_id,), f"hooks_{match_id}",
+                          webhook_job_timeout(self.settings), reused=True)]
 
     def scoring_queue(self, match: Match | None) -> Queue:
         return self.people_queue if match is not None and self.has_people(match) else self.queue
@@ -472,13 +474,15 @@ class Referee:
                 "deliveries": [orjson.loads(e) for e in self.store.redis.lrange(log_key(match_id), 0, -1)]}
 
     def rotate_webhook_secret(self, match_id: str, token: str | None) -> dict:
-        """A new signing secret, used from the next delivery on; the old one signs nothing more."""
+        """A new signing secret, used from the next delivery on; the one before it signs each delivery too for
+        ``webhook_secret_grace`` seconds (a receiver switches at its own pace), then nothing more."""
         match = self._load(match_id)
         self._host(match, token, "rotate its webhook's secret")
         if not self.store.redis.exists(hook_key(match_id)):
             raise Problem("not_found", "This match has no webhook.")
-        secret = new_secret()
-        self._hook(match_id, {"secret": secret})
+        secret, old = new_secret(), self.store.redis.hget(hook_key(match_id), "secret")
+        self._hook(match_id, {"secret": secret, "old_secret": old or b"",
+                              "old_secret_until": time.time() + self.settings.webhook_secret_grace})
         return {"secret": secret}
 
     def _host(self, match: Match, token: str | None, what: str) -> None:

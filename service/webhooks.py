@@ -18,10 +18,15 @@ What is sent is what a spectator sees: a move's public events, never a seat's pr
 - ``seat.timeout``: the timeout's ``{seat, action, deadline, at}``
 - ``match.finished``: ``{result}``;  ``match.aborted``: ``{}``
 
-Targets are checked when the match is created and again before each send: a host that resolves
-to a loopback, private, link-local or otherwise non-global address is refused unless
-``REFEREE_WEBHOOK_ALLOW`` lists it (host names or CIDRs, comma-separated). Redirects are not
-followed; each send has a response timeout.
+Targets are checked when the match is created and again before each send: a URL with credentials, and
+a host that resolves to a loopback, private, link-local or otherwise non-global address, are refused
+(the latter unless ``REFEREE_WEBHOOK_ALLOW`` lists it: host names or CIDRs, comma-separated). Redirects
+are not followed; each send has a response timeout.
+
+A delivery job keeps to a deadline of its own, looked at before each message: past it, the job hands
+the rest to a new job and ends, so RQ's job timeout (which is longer by two sends) never cuts a send.
+A rotated secret keeps signing, next to the new one, for ``REFEREE_WEBHOOK_SECRET_GRACE`` seconds
+(the specification allows several signatures in ``webhook-signature``).
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from service.metrics import WEBHOOK_DELIVERIES
 
 #: seconds a delivery job waits for the match's lock, held by another one, before it leaves it to that one
 HANDOFF_S = 0.1
+#: seconds a retry may come before its ``retry_at`` and still be sent (clocks of two hosts, the dispatcher's round)
+RETRY_SLACK = 0.5
 EVENT_TYPES = ("match.started", "turn", "move", "seat.timeout", "seat.forfeit", "match.finished", "match.aborted")
 #: the event log's types that become a message of their own (a move is built from ``moved``)
 FROM_LOG = {"match_started": "match.started", "timeout": "seat.timeout", "forfeit": "seat.forfeit",
@@ -106,9 +113,16 @@ class Allowed:
 def check_target(url: str, allowed: Allowed) -> None:
     """Refuse (``TargetRefused``) a URL that is not http(s), or whose host resolves to an address that is not
     global (loopback, private, link-local, ...) and is not allowed."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        raise TargetRefused("The webhook URL cannot be read as a URL.") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise TargetRefused("The webhook URL must be an http or https URL with a host.")
+    if parts.username is not None or parts.password is not None:
+        raise TargetRefused("The webhook URL must not carry credentials (user:password@): they would be sent to "
+                            "the target and shown in the webhook's log. Put a token in the URL's path instead.")
     host = parts.hostname.lower()
     if host in allowed.hosts:
         return
@@ -182,9 +196,24 @@ def _session() -> requests.Session:
     return session
 
 
-def send(url: str, secret: str, message: Message, match_id: str, timeout: float,
+def secrets_of(hook: dict, now: float) -> list[str]:
+    """The secrets a delivery is signed with: the current one, and the one before it during its grace."""
+    found = [hook["secret"]]
+    if hook.get("old_secret") and float(hook.get("old_secret_until") or 0) > now:
+        found.append(hook["old_secret"])
+    return found
+
+
+def job_timeout(settings) -> int:
+    """RQ's timeout of a delivery job: its own deadline (half the job timeout, looked at before each message),
+    then one more send (a connect and a read timeout) and some bookkeeping."""
+    return int(settings.job_timeout + 2 * settings.webhook_timeout + 5)
+
+
+def send(url: str, secret: str | list[str], message: Message, match_id: str, timeout: float,
          allowed: Allowed) -> tuple[bool, int | None, str | None]:
-    """POST one message, signed; (delivered, HTTP status, error).  Redirects are not followed."""
+    """POST one message, signed with each of ``secret`` (space-separated signatures, as the specification
+    allows); (delivered, HTTP status, error).  Redirects are not followed."""
     try:
         check_target(url, allowed)
     except TargetRefused as exc:
@@ -193,7 +222,8 @@ def send(url: str, secret: str, message: Message, match_id: str, timeout: float,
     body = message.body(match_id, now)
     headers = {"content-type": "application/json", "webhook-id": message.id,
                "webhook-timestamp": str(int(now.timestamp())),
-               "webhook-signature": Webhook(secret).sign(message.id, now, body)}
+               "webhook-signature": " ".join(Webhook(one).sign(message.id, now, body)
+                                             for one in ([secret] if isinstance(secret, str) else secret))}
     try:
         answer = _session().post(url, data=body.encode(), headers=headers, timeout=timeout, allow_redirects=False)
     except requests.RequestException as exc:
@@ -214,11 +244,16 @@ LOG = 200  # delivery attempts kept per match
 RETRY_CAP = 3600  # seconds: the longest wait between two attempts of one message
 
 
-def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], None]) -> str:
+def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], None],
+            due_at: float | None = None) -> str:
     """Send what is due of one match's webhook, in order, advancing its cursor after each 2xx.
 
     ``store``: the referee's :class:`service.store.Store`; ``queue``: the queue's server (the due set);
-    ``again_in(seconds)``: schedule this again (a failed send's backoff; 0: a long backlog's next slice).
+    ``again_in(seconds)``: schedule this again (a failed send's backoff; 0: a long backlog's next slice);
+    ``due_at``: this job is such a scheduled retry (one that finds its retry still ahead goes again at its
+    time rather than leaving it; a job a commit woke leaves it to the retry scheduled).
+    The job's deadline (half the job timeout) is looked at before each message, so a slow target never
+    brings it near RQ's timeout of the job (:func:`job_timeout`).
     One delivery per match at a time: a second one waits up to ``HANDOFF_S`` for the lock and then leaves,
     as the holder reads the log again before it lets go of the match (the wait covers a holder that has
     read it for the last time and is about to let go).  The lock outlives one send by a few seconds and is
@@ -234,7 +269,7 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
             return "busy"
         time.sleep(0.005)
     allowed, due = Allowed.parse(settings.webhook_allow), due_key(settings.queue)
-    until = time.monotonic() + settings.job_timeout / 2  # well within RQ's timeout of the job
+    until = time.monotonic() + settings.job_timeout / 2  # well within RQ's timeout of the job (job_timeout)
     try:
         while True:
             if time.monotonic() > until:
@@ -242,7 +277,11 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
                 return "continued"
             client.pexpire(lock_key(match_id), lease)
             hook = {k.decode(): v.decode() for k, v in client.hgetall(hook_key(match_id)).items()}
-            if float(hook.get("retry_at") or 0) > time.time():
+            retry_at = float(hook.get("retry_at") or 0)
+            if retry_at > time.time() + RETRY_SLACK:
+                if due_at is not None:  # a scheduled retry that came early: it goes again at its time
+                    again_in(retry_at - time.time())
+                    return "rescheduled"
                 return "backing off"  # a commit woke it early: the scheduled retry comes at its time
             found = store.page(match_id, int(hook["cursor"]), PAGE, state=True) if hook else None
             if found is None:  # no webhook, or the match expired
@@ -261,7 +300,13 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
             advance: dict = {}  # where the cursor stands: written with the next attempt's note, or at the end
             for message in messages(match_id, events, head, cursor, int(hook["turn"])):
                 if message.type in wanted:
-                    sent, code, error = send(hook["url"], hook["secret"], message, match_id,
+                    if time.monotonic() > until:  # the deadline, before each send: the rest goes in a new job
+                        if advance:
+                            client.hset(hook_key(match_id), mapping=advance)
+                        again_in(0)
+                        return "continued"
+                    client.pexpire(lock_key(match_id), lease)
+                    sent, code, error = send(hook["url"], secrets_of(hook, time.time()), message, match_id,
                                              settings.webhook_timeout, allowed)
                     since = float(hook.get("failing_since") or time.time())
                     if not sent and time.time() - since <= settings.webhook_max_age:
@@ -269,7 +314,7 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
                         wait = min(2 ** attempts, RETRY_CAP)
                         _note(client, settings, match_id, message, "retrying", code, error,
                               {**advance, "attempts": attempts, "failing_since": since,
-                               "retry_at": time.time() + wait - 0.5})
+                               "retry_at": time.time() + wait})
                         again_in(wait)
                         return "retrying"
                     advance.update(cursor=message.seq, **({"turn": message.version} if message.version else {}))

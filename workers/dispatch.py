@@ -15,6 +15,12 @@ another takes over.  What is in flight when it dies:
 - on one server, the ops' jobs and the outbox's emptying are one transaction: all or nothing;
 - with RQ's server apart, each job sent is marked (``ref:sent:<job id>``) in the transaction that
   enqueues it, so the next dispatcher deletes it from the outbox without sending it again.
+
+It is also RQ's scheduler (the workers run none): every ``SCHEDULE_EVERY`` seconds it enqueues RQ's
+delayed jobs whose time has come (a failed job's retry, a tournament's tick), with RQ's own scheduler
+class in this process, under RQ's own lock.  Everything delayed therefore lives in the store and is
+moved by a process that outlives a restart of the store: a refused or lost connection is said once
+(service/logs.py ``Incident``), and the next round after it goes on where the last one was.
 """
 
 from __future__ import annotations
@@ -40,6 +46,10 @@ LEASE_S = 3.0
 SCAN_EVERY = 2.0
 #: outboxes moved per transaction
 BATCH = 200
+#: seconds between two looks at RQ's delayed jobs
+SCHEDULE_EVERY = 0.25
+#: transactions tried with the reused jobs' keys watched (``Sender.settle_reused``) before one without
+WATCH_TRIES = 5
 
 RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -59,6 +69,8 @@ class Dispatcher:
         self.named: set[str] = set()
         self.scanned_at = 0.0
         self.scan_every = SCAN_EVERY
+        self.scheduled_at = 0.0
+        self.scheduler = None
 
     def holds_lease(self) -> bool:
         return bool(self._renew(keys=[self.lease_key], args=[self.token, int(LEASE_S * 1000)]))
@@ -107,30 +119,65 @@ class Dispatcher:
                 marked = {j for j, mark in zip(jobs, marks, strict=True) if mark is not None}
         now = time.time()
         sender = self.ref.sender
-        ops = [[(op_id, orjson.loads(raw)) for op_id, raw in box.items() if op_id not in marked] for _, box in outboxes]
-        sender.unique_if_running([op for box in ops for _, op in box])
+        ops = [(op_id, orjson.loads(raw)) for _, box in outboxes for op_id, raw in box.items() if op_id not in marked]
         with self.queue.pipeline() as pipe:
-            pipe.multi()
-            count = 0
-            for box in ops:
-                for op_id, op in box:
-                    sender.send(pipe, op, now)
-                    count += 1
-                    if self.apart and op["kind"] == "job":  # (under the op's own id, which a successor reads)
-                        pipe.set(sent_key(op_id.decode()), 1, ex=SENT_TTL)
-            if not self.apart:  # one server: the outboxes empty in the same transaction
-                for match_id, box in outboxes:
-                    self.store.taken(match_id, list(box), pipe)
-            pipe.execute()
+            for attempt in range(WATCH_TRIES):
+                try:  # (the last try watches nothing: a job's key that keeps changing cannot hold the round up)
+                    sending = sender.settle_reused([op for _, op in ops], pipe if attempt < WATCH_TRIES - 1 else None)
+                    pipe.multi()
+                    for op in sending:
+                        sender.send(pipe, op, now)
+                    if self.apart:  # (under the op's own id, which a successor reads)
+                        for op_id, op in ops:
+                            if op["kind"] == "job":
+                                pipe.set(sent_key(op_id.decode()), 1, ex=SENT_TTL)
+                    else:  # one server: the outboxes empty in the same transaction
+                        for match_id, box in outboxes:
+                            self.store.taken(match_id, list(box), pipe)
+                    pipe.execute()
+                    break
+                except redis.WatchError:
+                    pipe.reset()
+        count = len(ops)
         if self.apart:
             for match_id, box in outboxes:
                 self.store.taken(match_id, list(box))
         return count
 
     def round(self) -> int:
-        """One round: the outboxes, then the jobs whose time has come.  Returns how many ops and jobs it moved."""
+        """One round: the outboxes, then the jobs whose time has come (ours, and RQ's delayed ones every
+        ``SCHEDULE_EVERY``).  Returns how many ops and jobs it moved."""
         moved = self.move(self.pending_outboxes())
-        return moved + self.ref.sender.take_due(time.time(), self.apply)
+        moved += self.ref.sender.take_due(time.time(), self.apply)
+        if time.monotonic() >= self.scheduled_at:
+            self.scheduled_at = time.monotonic() + SCHEDULE_EVERY
+            moved += self.schedule()
+        return moved
+
+    def schedule(self) -> int:
+        """Enqueue RQ's delayed jobs whose time has come, as RQ's scheduler does (its class, its lock);
+        returns how many were due."""
+        from rq.registry import ScheduledJobRegistry
+        from rq.scheduler import RQScheduler
+        from rq.serializers import JSONSerializer
+
+        queues = [self.ref.queue, self.ref.people_queue, self.ref.search_queue]
+        read = self.queue.pipeline(transaction=False)
+        for q in queues:
+            read.zcount(ScheduledJobRegistry(queue=q).key, 0, time.time())
+        due = sum(read.execute())
+        if not due:
+            return 0
+        if self.scheduler is None:
+            self.scheduler = RQScheduler(queues, connection=self.queue, serializer=JSONSerializer,
+                                         logging_level=logging.WARNING)
+        self.scheduler.acquire_locks()
+        if self.scheduler.acquired_locks:
+            try:
+                self.scheduler.enqueue_scheduled_jobs()
+            finally:
+                self.scheduler.release_locks()
+        return due
 
     def apply(self, op: dict) -> bool:
         """A due turn clock's timeout is applied here, at once (one compare-and-set, a no-op unless that very
@@ -172,9 +219,12 @@ def until_idle(ref: Referee, worker=None, queues=None) -> int:
 def run(ref: Referee, stop=lambda: False) -> None:
     """Dispatch until ``stop()``: wake on the outbox channel, at the next job's time, or every
     ``dispatch_interval`` at the latest (a cluster's scan, a lost notification)."""
+    from service import logs
+
     interval = ref.settings.dispatch_interval
     dispatcher = Dispatcher(ref)
     pubsub = None
+    incident = logs.Incident(log, "dispatcher")
     try:
         while not stop():
             try:
@@ -188,6 +238,7 @@ def run(ref: Referee, stop=lambda: False) -> None:
                     pubsub = ref.store.client.pubsub(ignore_subscribe_messages=True)
                     pubsub.subscribe(ref.store.channel)
                 dispatcher.round()
+                incident.ok()
                 # sleep until the next round: at most the interval, and never past the next job's time
                 deadline = time.monotonic() + interval
                 due = ref.sender.next_due()
@@ -198,12 +249,15 @@ def run(ref: Referee, stop=lambda: False) -> None:
                     if message is not None and message["type"] == "message":
                         dispatcher.named.add(message["data"].decode())
                         break
-            except redis.RedisError as exc:
-                log.warning("dispatcher: %s", exc)
+            except redis.RedisError as exc:  # a full store, a lost one: said once, tried again after a back-off
+                wait = incident.failed(exc)
                 if pubsub is not None:
-                    pubsub.close()
+                    try:
+                        pubsub.close()
+                    except redis.RedisError:
+                        pass
                     pubsub = None
-                time.sleep(interval)
+                time.sleep(max(interval, min(wait, LEASE_S / 3)))
     finally:
         if pubsub is not None:
             pubsub.close()

@@ -18,18 +18,17 @@ from __future__ import annotations
 
 import logging
 import time
-from datetime import timedelta
 
 import redis
 from rq import Queue, get_current_job
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service import bots, webhooks
+from service import bots, outbox, requestid, webhooks
 from service.config import Settings
 from service.connections import store_for_queue
 from service.games import PLUGINS
-from service.outbox import FAILURE_TTL, due_key, outbox_key
+from service.outbox import due_key, outbox_key
 from service.problems import Problem
 from service.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
 from service.store import Match, Status
@@ -214,23 +213,22 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
 
 
 
-def deliver_webhooks(match_id: str) -> str:
+def deliver_webhooks(match_id: str, due_at: float | None = None) -> str:
     """Send the match's webhook messages that are due (service/webhooks.py, ``deliver``), after relaying to
-    the bot accounts seated in it what they owe or learn (issue 35, service/bots.py ``relay``)."""
+    the bot accounts seated in it what they owe or learn (issue 35, service/bots.py ``relay``).  ``due_at``:
+    this job is a retry scheduled for that time."""
     ref = _current_referee()
     bots.relay(ref, match_id)
 
     def again_in(seconds: float) -> None:
-        # an id of its own: this job's id is done with (and its key deleted) as soon as it returns
-        job_id = f"hooks_{match_id}_{time.time_ns()}"
-        if seconds <= 0:
-            ref.queue.enqueue_call("workers.jobs.deliver_webhooks", args=(match_id,), job_id=job_id, result_ttl=0,
-                                   failure_ttl=FAILURE_TTL)
-        else:
-            ref.queue.enqueue_in(timedelta(seconds=seconds), "workers.jobs.deliver_webhooks", match_id,
-                                 job_id=job_id, result_ttl=0, failure_ttl=FAILURE_TTL)
+        # an id of its own: this job's id is done with (and its key deleted) as soon as it returns.  A later
+        # one waits in the dispatcher's due set (to the millisecond, and it outlives a restart of the store)
+        at = time.time() + seconds if seconds > 0 else None
+        ref.sender.send_now([outbox.job("workers.jobs.deliver_webhooks", [match_id, at], f"hooks_{match_id}_"
+                                        f"{time.time_ns()}", ref.queue.name, webhooks.job_timeout(ref.settings),
+                                        requestid.CURRENT.get(), at)[1]])
 
-    return webhooks.deliver(ref.store, ref.queue.connection, ref.settings, match_id, again_in)
+    return webhooks.deliver(ref.store, ref.queue.connection, ref.settings, match_id, again_in, due_at)
 
 
 def sweep_webhooks(ref: Referee) -> int:
@@ -241,7 +239,7 @@ def sweep_webhooks(ref: Referee) -> int:
         retry_at = ref.store.redis.hget(webhooks.hook_key(match_id), "retry_at")
         if retry_at is not None and float(retry_at) > time.time() - ref.settings.sweep_after:
             continue  # a failing target's retry is scheduled (and swept once it is overdue)
-        grace = ref.settings.job_timeout + ref.settings.webhook_timeout
+        grace = webhooks.job_timeout(ref.settings)
         # (its note is written by the commit, and its job may wait in the outbox, or run as the one after: _next)
         if not any(_job_alive(ref, job_id, grace, match_id=match_id)
                    for job_id in (f"hooks_{match_id}", f"hooks_{match_id}_next")):

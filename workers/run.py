@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import multiprocessing as mp
 import os
@@ -23,12 +24,29 @@ from service.processes import catch_stop_signals, die_with_parent, fork, name_pr
 log = logging.getLogger("referee.workers")
 
 
+#: the refused writes and lost connections this worker process meets (said once per incident)
+INCIDENT = logs.Incident(log, "worker")
+
+
 class Worker(SimpleWorker):
     """RQ's worker, which runs each job for the request that caused it (its ``meta``'s request id:
     service/requestid.py), counts its wait and run time (service/metrics.py) and logs a line for it
     (service/logs.py)."""
 
     log_text = False
+    stopping = False
+
+    def handle_exception(self, job, *exc_info) -> None:
+        """A job refused by a full store (or a lost one) is said once per incident, not once per job, and this
+        worker backs off before it takes the next; any other failure is logged as RQ does (one JSON line)."""
+        if isinstance(exc_info[1], redis.RedisError):
+            time.sleep(min(INCIDENT.failed(exc_info[1]), 5.0))
+            return
+        super().handle_exception(job, *exc_info)
+
+    def request_stop(self, signum=None, frame=None) -> None:
+        Worker.stopping = True  # (RQ's warm shutdown: :func:`_work` then does not start it again)
+        super().request_stop(signum, frame)
 
     def perform_job(self, job, queue, execution) -> bool:
         from service import metrics
@@ -40,6 +58,8 @@ class Worker(SimpleWorker):
         ok = False
         try:
             ok = super().perform_job(job, queue, execution)
+            if ok:
+                INCIDENT.ok()
             return ok
         finally:
             requestid.CURRENT.reset(token)
@@ -80,10 +100,24 @@ def _work(index: int, search: bool, parent: int, nice: int = 0) -> None:
     _, conn = connect(settings)  # RQ's server; the jobs find the store through workers.jobs.referee_for
     names = [settings.search_queue, settings.people_queue] if search else [settings.people_queue, settings.queue]
     queues = [Queue(name, connection=conn, serializer=JSONSerializer) for name in names]
-    worker = Worker(queues, connection=conn, serializer=JSONSerializer,
-                          name=f"referee-{socket.gethostname()}-{os.getpid()}-{'search-' * search}{index}")
-    worker.work(with_scheduler=True, logging_level="WARNING")
+    # RQ's scheduler (its delayed jobs: a failed job's retry) is run by the dispatcher (workers/dispatch.py)
+    for run in itertools.count():
+        worker = Worker(queues, connection=conn, serializer=JSONSerializer,
+                        name=f"referee-{socket.gethostname()}-{os.getpid()}-{'search-' * search}{index}-{run}")
+        try:
+            worker.work(with_scheduler=False, logging_level="WARNING")
+        except redis.RedisError as exc:  # (its teardown, at a full or lost store)
+            INCIDENT.failed(exc)
+        if Worker.stopping:
+            break
+        # RQ's worker quits on an error of its own (its bookkeeping refused by a full store, the store gone):
+        # this process backs off and starts it again, rather than die and be restarted in a loop
+        time.sleep(INCIDENT.failed(Quit("RQ's worker quit after an error it logged")))
     logs.drain()
+
+
+class Quit(Exception):
+    """RQ's worker quit after an error it logged itself (a refused write, a lost store)."""
 
 
 def _sweep_forever(interval: float, parent: int) -> None:
@@ -99,7 +133,9 @@ def _sweep_forever(interval: float, parent: int) -> None:
     settings = Settings.from_env()
     store, queue = connect(settings)
     ref = Referee(store, settings, queue)
+    incident = logs.Incident(log, "sweeper")
     while True:
+        wait = interval
         try:
             if queue.set(f"ref:sweeper:{settings.queue}", os.getpid(), nx=True, ex=max(int(interval), 1)):
                 sweep(ref)
@@ -107,9 +143,10 @@ def _sweep_forever(interval: float, parent: int) -> None:
                 until = time.monotonic() + interval
                 while ref.compact_due(time.time()) and time.monotonic() < until:
                     pass
-        except redis.RedisError as exc:
-            log.warning("sweeper: %s", exc)
-        time.sleep(interval)
+            incident.ok()
+        except redis.RedisError as exc:  # a full store, a lost one: said once, tried again after a back-off
+            wait = max(interval, incident.failed(exc))
+        time.sleep(wait)
 
 
 SWEEP_INTERVAL = 2.0
@@ -121,12 +158,13 @@ def _spawn(index: int, count: int, search: int, nice: int = 0) -> mp.Process:
     environment."""
     if index < count + search:
         is_search = index >= count
-        return fork(_work, (index, is_search, os.getpid(), nice), f"referee-{'search-' * is_search}worker-{index}")
+        return fork(logs.guarded(_work), (index, is_search, os.getpid(), nice),
+                    f"referee-{'search-' * is_search}worker-{index}")
     if index == count + search:
-        return fork(_sweep_forever, (SWEEP_INTERVAL, os.getpid()), "referee-sweeper")
+        return fork(logs.guarded(_sweep_forever), (SWEEP_INTERVAL, os.getpid()), "referee-sweeper")
     from workers import dispatch
 
-    return fork(dispatch.main, (os.getpid(),), "referee-dispatcher")
+    return fork(logs.guarded(dispatch.main), (os.getpid(),), "referee-dispatcher")
 
 
 def start_workers(count: int, search: int = 1, nice: int = 0) -> list[mp.Process]:
@@ -134,13 +172,29 @@ def start_workers(count: int, search: int = 1, nice: int = 0) -> list[mp.Process
     return [_spawn(i, count, search, nice) for i in range(count + search + 2)]
 
 
+#: (started at, restarts in a row) of each child slot: one that dies soon after its start waits longer each time
+_restarts: dict[int, tuple[float, int]] = {}
+#: seconds a child must live to count as started well (its next death is restarted at once)
+STARTED_WELL = 30.0
+
+
 def replace_dead(procs: list[mp.Process], count: int, search: int = 1, nice: int = 0) -> None:
-    """Restart any child that died (a crash or a kill); the sweeper re-enqueues what it held."""
+    """Restart any child that died (a crash or a kill); the sweeper re-enqueues what it held.  A child that
+    keeps dying soon after its start is restarted after a back-off doubling up to 30 s, not in a loop."""
+    now = time.monotonic()
     for i, p in enumerate(procs):
         if not p.is_alive():
-            log.warning("%s exited (%s); restarting", p.name, p.exitcode)
+            started, row = _restarts.get(i, (0.0, 0))
+            row = row + 1 if now - started < STARTED_WELL else 0
+            wait = min(30.0, 0.5 * 2 ** (row - 1)) if row else 0.0
+            if now - started < wait:
+                continue  # (its time comes at a later look)
+            if p.exitcode is not None:  # said once per death, not once per look
+                log.warning("%s exited (%s); restarting%s", p.name, p.exitcode,
+                            f" (died {row} times in a row soon after starting)" if row else "")
             multiproc.process_dead(p.pid)
             procs[i] = _spawn(i, count, search, nice)
+            _restarts[i] = (time.monotonic(), row)
 
 
 def run_workers(count: int, search: int = 1, metrics_port: int | None = None, metrics_host: str = "127.0.0.1") -> None:

@@ -21,8 +21,10 @@ EVENTS = fields.List(fields.String(validate=validate.OneOf(EVENT_TYPES)), valida
 class WebhookSpecSchema(Schema):
     """In ``POST /matches``: where to send the match's events."""
 
-    url = fields.Url(required=True, schemes={"http", "https"}, validate=validate.Length(max=2000), metadata={
-        "description": "Loopback, private and link-local hosts are refused unless REFEREE_WEBHOOK_ALLOW lists them."})
+    url = fields.String(required=True, validate=validate.Length(min=1, max=2000), metadata={
+        "format": "uri", "description": "An http or https URL without credentials; loopback, private and link-local "
+        "hosts are refused unless REFEREE_WEBHOOK_ALLOW lists them. A refused URL is a 422 `webhook_refused` that "
+        "says why."})
     events = EVENTS
 
 

@@ -23,7 +23,7 @@ from clients.client import Referee, RefereeError
 from service.config import Settings
 from service.referee import Actor
 from service.referee import Referee as Engine
-from service.webhooks import Allowed, TargetRefused, check_target, due_key, messages
+from service.webhooks import Allowed, TargetRefused, check_target, deliver, due_key, messages
 from tests.conftest import ROOT, Server, wait_for
 
 
@@ -66,7 +66,7 @@ class Receiver:
 def hooked(redis_url):
     """`referee serve` whose webhooks may target loopback, as a test's receiver is, on queues of its own: the
     session's server (on the same Redis, without that allowance) must not take its deliveries."""
-    server = Server(redis_url, env={"REFEREE_WEBHOOK_ALLOW": "127.0.0.1",
+    server = Server(redis_url, env={"REFEREE_WEBHOOK_ALLOW": "127.0.0.1", "REFEREE_WEBHOOK_SECRET_GRACE": "3",
                                     "REFEREE_QUEUE": f"hooks-{uuid.uuid4().hex[:8]}"})
     yield server
     server.stop()
@@ -161,7 +161,9 @@ def test_a_receiver_that_fails_then_recovers_gets_every_message_in_order(hooked)
         receiver.close()
 
 
-def test_a_rotated_secret_signs_what_follows(hooked):
+def test_a_rotated_secret_signs_what_follows_and_the_old_one_too_for_its_grace(hooked):
+    """The hooked server's grace is 3 s (REFEREE_WEBHOOK_SECRET_GRACE): a receiver that has not switched yet
+    still verifies what is sent within it; after it, only the new secret verifies."""
     receiver = Receiver()
     try:
         ref = Referee(hooked.url)
@@ -169,31 +171,52 @@ def test_a_rotated_secret_signs_what_follows(hooked):
                              webhook={"url": receiver.url, "events": ["move"]})
         old = m["webhook"]["secret"]
         host = {"Authorization": f"Bearer {m['host_token']}"}
+        rotated = time.monotonic()
         new = requests.post(f"{hooked.url}/matches/{m['id']}/webhooks/secret", headers=host).json()["secret"]
         assert new.startswith("whsec_") and new != old
-        token = m["seats"][0]["token"]
-        ref.move(m["id"], token, ref.legal_moves(m["id"], token)["moves"][0])
-        wait_for(lambda: receiver.got, timeout=20)
-        headers, body, _ = receiver.got[0]
+
+        def move() -> tuple[dict, bytes]:
+            count = len(receiver.got)
+            snap = ref.match(m["id"])
+            seat = snap["to_act"][0]
+            token = m["seats"][seat]["token"]
+            ref.move(m["id"], token, ref.legal_moves(m["id"], token)["moves"][0])
+            wait_for(lambda: len(receiver.got) > count, timeout=20)
+            return receiver.got[-1][:2]
+
+        headers, body = move()
+        assert time.monotonic() - rotated < 3, "the first delivery came within the grace"
+        assert len(headers["webhook-signature"].split()) == 2  # two signatures, space-separated
         assert Webhook(new).verify(body, headers)["type"] == "move"
-        with pytest.raises(WebhookVerificationError):
+        assert Webhook(old).verify(body, headers)["type"] == "move"  # a receiver that has not switched yet
+        time.sleep(max(0.0, 3.2 - (time.monotonic() - rotated)))
+        headers, body = move()
+        assert Webhook(new).verify(body, headers)["type"] == "move"
+        with pytest.raises(WebhookVerificationError):  # the grace is over: the old secret signs nothing more
             Webhook(old).verify(body, headers)
         other = requests.post(f"{hooked.url}/matches/{m['id']}/webhooks/secret",
-                              headers={"Authorization": f"Bearer {token}"})
+                              headers={"Authorization": f"Bearer {m['seats'][0]['token']}"})
         assert other.status_code == 403 and other.json()["code"] == "not_host"
     finally:
         receiver.close()
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:9/x", "http://10.1.2.3/x", "http://169.254.169.254/latest",
-                                 "http://[::1]/x", "ftp://example.org/x"])
-def test_a_refused_target_is_a_422_and_creates_nothing(server, url):
-    """The session's server allows no private target (REFEREE_WEBHOOK_ALLOW unset)."""
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://127.0.0.1:9/x", "not a public address"), ("http://10.1.2.3/x", "not a public address"),
+    ("http://169.254.169.254/latest", "not a public address"), ("http://[::1]/x", "not a public address"),
+    ("ftp://example.org/x", "http or https"), ("not a url", "http or https"), ("http:///x", "http or https"),
+    ("http://example.org:port/x", "cannot be read"),
+    ("http://user:pw@example.org/x", "credentials"), ("https://user@example.org/x", "credentials"),
+    ("http://:pw@8.8.8.8/x", "credentials")])
+def test_a_refused_target_is_a_422_webhook_refused_with_its_reason_and_creates_nothing(server, url, why):
+    """The session's server allows no private target (REFEREE_WEBHOOK_ALLOW unset); a URL with credentials is
+    refused even for a public host (they would be sent along, and shown in the webhook's log)."""
     before = requests.get(server.url + "/matches?limit=1").json()["matches"]
     answer = requests.post(server.url + "/matches", json={"game": "super_blatt", "players": 2,
                                                           "webhook": {"url": url}})
     assert answer.status_code == 422 and answer.headers["content-type"].startswith("application/problem+json")
-    assert answer.json()["code"] in ("webhook_refused", "invalid_body"), answer.json()
+    assert answer.json()["code"] == "webhook_refused", answer.json()
+    assert why in answer.json()["detail"] and "pw" not in answer.json()["detail"]
     assert requests.get(server.url + "/matches?limit=1").json()["matches"] == before
 
 
@@ -282,3 +305,97 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url, monkeypatch):
         receiver.close()
         for q in (engine.queue, engine.search_queue):
             q.delete(delete_jobs=True)
+
+
+def json_lines(path: str) -> list[dict]:
+    """Every line of a server's log, each of which must be JSON (stderr is a file: not a terminal)."""
+    with open(path, "rb") as fh:
+        raw = fh.read().splitlines()
+    bad = [line for line in raw if not line.startswith(b"{")]
+    assert not bad, f"{len(bad)} of {len(raw)} lines are not JSON, e.g. {bad[:3]}"
+    return [json.loads(line) for line in raw]
+
+
+def test_a_slow_receiver_gets_every_message_once_in_order_and_no_job_meets_its_timeout(redis_url):
+    """A receiver that answers each message in 0.3 s, within REFEREE_WEBHOOK_TIMEOUT (1.5 s), behind a job
+    timeout of 2 s: each delivery job keeps to its deadline (1 s, looked at before each message) and hands
+    the rest on, so no job is killed, no message goes twice, and none is reported failed."""
+    server = Server(redis_url, env={"REFEREE_WEBHOOK_ALLOW": "127.0.0.1", "REFEREE_JOB_TIMEOUT": "2",
+                                    "REFEREE_WEBHOOK_TIMEOUT": "1.5", "REFEREE_QUEUE": f"slow-{uuid.uuid4().hex[:8]}"})
+    receiver = Receiver(delay=0.3)
+    try:
+        ref = Referee(server.url)
+        m = ref.create_match("dice_party", 2, [{"bot": "random"}, {"bot": "random"}], None, 11,
+                             webhook={"url": receiver.url, "events": ["move", "match.finished"]})
+        secret = m["webhook"]["secret"]
+        wait_for(lambda: ref.match(m["id"])["status"] == "finished", timeout=30)
+        last = ref.match(m["id"])["version"]
+        wait_for(lambda: any(d["type"] == "match.finished" for d in receiver.delivered(secret)), timeout=40)
+        got = receiver.delivered(secret)
+        ids = [d["id"] for d in got]
+        assert len(ids) == len(set(ids)) == len(receiver.got), "every message once: none cut off, none sent again"
+        versions = [d["data"]["version"] for d in got if d["type"] == "move"]
+        assert versions == list(range(2, last)) and len(versions) >= 8  # in order, none lost
+        log = requests.get(f"{server.url}/matches/{m['id']}/webhooks",
+                           headers={"Authorization": f"Bearer {m['host_token']}"}).json()["deliveries"]
+        assert {d["outcome"] for d in log} == {"delivered"}
+        lines = json_lines(server.log.name)
+        jobs = [e for e in lines if e.get("event") == "job" and e.get("job") == "deliver_webhooks"]
+        assert len(jobs) >= 3, "the backlog went in several jobs, each within its deadline"
+        assert all(e["outcome"] == "ok" and e["duration_ms"] < 2000 for e in jobs), jobs
+        text = json.dumps(lines)
+        assert "JobTimeoutException" not in text and "InvalidJobOperation" not in text
+    finally:
+        receiver.close()
+        server.stop()
+
+
+def test_a_retry_that_comes_early_goes_again_at_its_time(redis_url, monkeypatch):
+    """A retry scheduled for ``retry_at`` that runs before it (beyond the slack) is scheduled again for the
+    rest of the wait, never dropped; a delivery a commit woke during the back-off leaves it to that retry."""
+    monkeypatch.setenv("REFEREE_WEBHOOK_ALLOW", "127.0.0.1")
+    engine = Engine(redis.Redis.from_url(redis_url), Settings.from_env())
+    m = engine.create_match("super_blatt", 2, {"first_seat": 0}, 3, [{"name": "a"}, {"name": "b"}],
+                            webhook={"url": "http://127.0.0.1:9/x", "events": ["move"]})
+    retry_at = time.time() + 5
+    engine.store.redis.hset(f"ref:{{m:{m['id']}}}:hook", mapping={"retry_at": retry_at, "attempts": 2})
+    again: list[float] = []
+    out = deliver(engine.store, engine.queue.connection, engine.settings, m["id"], again.append, due_at=retry_at - 1)
+    assert out == "rescheduled" and len(again) == 1 and 4.5 < again[0] <= 5
+    assert deliver(engine.store, engine.queue.connection, engine.settings, m["id"], again.append) == "backing off"
+    assert len(again) == 1
+
+
+def test_a_delivery_job_is_never_enqueued_twice_under_one_id(redis_url):
+    """RQ pushes a job's id on its queue at each enqueue: two enqueues of one waiting delivery job would run it
+    twice at once, and the second to end would fail (``InvalidJobOperation``: its key deleted by the first).
+    The dispatcher leaves out a job that waits, sends the next one as ``<id>_next`` while it runs, and reads
+    their states under WATCH, so a worker that takes the job meanwhile makes it read them again."""
+    from rq import Queue
+    from rq.job import Job
+    from rq.serializers import JSONSerializer
+
+    from service.outbox import Sender, job
+
+    conn = redis.Redis.from_url(redis_url)
+    name = f"twice-{uuid.uuid4().hex[:8]}"
+    queue = Queue(name, connection=conn, serializer=JSONSerializer)
+    sender = Sender(conn, name, {name: queue})
+    op = job("workers.jobs.deliver_webhooks", ["m1"], f"hooks_{uuid.uuid4().hex}", name, 5, reused=True)[1]
+    try:
+        assert sender.settle_reused([op]) == [op]  # nothing under that id yet
+        sender.send_now([op])
+        assert sender.settle_reused([op]) == []  # it waits: it will read what the op's commit wrote
+        conn.hset(Job.key_for(op["id"]), "status", "started")
+        assert [o["id"] for o in sender.settle_reused([op])] == [f"{op['id']}_next"]
+        conn.hset(Job.key_for(op["id"]), "status", "finished")
+        with conn.pipeline() as pipe:
+            assert sender.settle_reused([op], pipe) == [op]
+            conn.hset(Job.key_for(op["id"]), "status", "started")  # a worker takes it meanwhile
+            pipe.multi()
+            pipe.set(f"ref:test:{name}", 1)
+            with pytest.raises(redis.WatchError):
+                pipe.execute()
+        assert queue.job_ids == [op["id"]]  # pushed once
+    finally:
+        queue.delete(delete_jobs=True)
