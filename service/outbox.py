@@ -89,7 +89,9 @@ def void(job_id: str) -> tuple[str, dict]:
 
 
 def note(key: str, member: str, score: float, mode: str = "set", trim_before: float | None = None) -> tuple[str, dict]:
-    """A member of a global sorted set (``mode``: set, ``gt`` or ``nx``), older members trimmed on request."""
+    """A member of a global sorted set (``mode``: set, ``gt`` or ``nx``; ``rem`` takes it out), older members
+    trimmed on request; ``reserve`` and ``release``: a member of a set whose member ``TOTAL`` is the sum of the
+    others' scores (the store's reserve: service/store.py)."""
     op: dict[str, Any] = {"kind": "note", "key": key, "member": member, "score": score, "mode": mode}
     if trim_before is not None:
         op["trim_before"] = trim_before
@@ -110,12 +112,33 @@ def writes(op: dict, due: str, due_jobs: str, now: float | None = None) -> list[
         return [("zrem", due, op["id"], ""), ("hdel", due_jobs, op["id"], "")]
     if kind == "note":
         mode = op["mode"]
+        if mode == "rem":
+            return [("zrem", op["key"], op["member"], "")]
+        if mode == "reserve":  # counted in the set's total (``TOTAL``) once, however often the op is written
+            return [("radd", op["key"], op["score"], op["member"])]
+        if mode == "release":
+            return [("rrem", op["key"], op["member"], "")]
         found = [("z" if mode == "set" else f"z{mode}", op["key"], op["score"], op["member"])]
         if op.get("trim_before") is not None:
             found.append(("trim", op["key"], op["trim_before"], ""))
         return found
     raise ValueError(f"unknown op kind {kind!r}")
 
+
+#: the member of a reserve set that holds the sum of the others' scores
+TOTAL = "~total"
+# a member added to a reserve set (once: a second add of it changes nothing), and its score to the total
+RESERVE_ADD = f"""
+if redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[2]) == 1 then redis.call('ZINCRBY', KEYS[1], ARGV[1], '{TOTAL}') end
+"""
+# a member taken out of a reserve set, and its score out of the total
+RESERVE_REM = f"""
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZINCRBY', KEYS[1], -tonumber(s), '{TOTAL}')
+end
+"""
 
 #: each command of ``writes`` on a redis-py pipeline
 WRITE: dict[str, Callable[[Any, str, Any, Any], Any]] = {
@@ -126,6 +149,8 @@ WRITE: dict[str, Callable[[Any, str, Any, Any], Any]] = {
     "trim": lambda pipe, key, a, b: pipe.zremrangebyscore(key, "-inf", a),
     "hset": lambda pipe, key, a, b: pipe.hset(key, a, b),
     "hdel": lambda pipe, key, a, b: pipe.hdel(key, a),
+    "radd": lambda pipe, key, a, b: pipe.eval(RESERVE_ADD, 1, key, a, b),
+    "rrem": lambda pipe, key, a, b: pipe.eval(RESERVE_REM, 1, key, a),
 }
 
 

@@ -37,6 +37,7 @@ from service.store import (
     compaction_log,
     dumps,
     finished_key,
+    growth,
     idem_key,
     pending_key,
     renew_stream_on,
@@ -306,6 +307,8 @@ class Referee:
             ops.update([outbox.void(job_id)])
         if match.meta.get("webhook", False):  # its webhook's messages are sent by a worker, never on this path
             ops.update(self.webhook_ops(match.id, match.seq))
+        if match.status in (Status.FINISHED, Status.ABORTED):  # over: the room kept for it is free (store_room)
+            ops.update([outbox.note(self.store.reserve, match.id, 0, "release")])
         if match.status == Status.FINISHED and not match.log:
             now = time.time()  # kept for `referee export --finished` as long as the match itself
             ops.update([outbox.note(self.store.finished, match.id, now, "nx", now - self.settings.finished_ttl),
@@ -394,19 +397,37 @@ class Referee:
         return len(due)
 
     # -- matches ------------------------------------------------------------------------------
+    def admitted(self, match: Match) -> dict[str, dict]:
+        """What a new match's creation owes: what any commit owes, and the room it may still take, kept for it in
+        the reserve until it is over (``store_room``)."""
+        ops = self.owed(match, match.version)
+        ops.update([outbox.note(self.store.reserve, match.id,
+                                growth(match.game, match.meta["players"], bool(match.meta.get("webhook"))),
+                                "reserve")])
+        return ops
+
     def store_room(self) -> dict:
-        """The store's memory against its bound, and whether it is ``full``: from ``store_full_at`` of its
-        maxmemory new matches are refused, so that the room left is for the moves of the matches in play."""
+        """The store's memory against its bound, the room kept for the admitted matches not yet over, and its
+        state: ``room`` (new matches admitted); ``full`` (what is used and kept reaches ``store_full_at`` of the
+        bound: new matches are refused, the admitted ones play on into the room kept for them); ``at_bound``
+        (the server itself refuses writes: nothing can commit until memory is freed)."""
         used, bound = self.store.memory()
-        return {"used_bytes": used, "max_bytes": bound,
-                "full": bool(bound) and used >= self.settings.store_full_at * bound}
+        reserved = self.store.reserved() if bound else 0
+        state = "room"
+        if bound and used >= bound:
+            state = "at_bound"
+        elif bound and used + reserved >= self.settings.store_full_at * bound:
+            state = "full"
+        return {"used_bytes": used, "max_bytes": bound, "reserved_bytes": reserved, "state": state,
+                "full": state != "room"}
 
     def check_room(self) -> None:
         room = self.store_room()
         if room["full"]:
-            raise Problem("store_full", f"The store holds {room['used_bytes'] / room['max_bytes']:.0%} of its bound; "
-                          "no new match is created until finished matches expire (moves in matches in play still "
-                          "count).", retry_after=STORE_FULL_RETRY)
+            raise Problem("store_full", f"The store holds {room['used_bytes'] / room['max_bytes']:.0%} of its bound "
+                          f"and keeps {room['reserved_bytes'] / room['max_bytes']:.0%} for the matches in play; no "
+                          "new match is created until they are over and compacted (their moves still commit).",
+                          retry_after=STORE_FULL_RETRY)
 
     def create_match(self, game_name: str, players: int, options: dict | None, seed: Any,
                      seats: list[dict] | None, clock_request: dict | None = None, listed: bool = True,
@@ -450,7 +471,7 @@ class Referee:
             self._hook(match.id, {**webhook, "events": orjson.dumps(webhook["events"]), "cursor": 0, "turn": 0})
             out["webhook"] = {"url": webhook["url"], "events": webhook["events"], "secret": webhook["secret"]}
             match.meta["webhook"] = True
-        self.store.create(match, self.owed(match, match.version), listed)
+        self.store.create(match, self.admitted(match), listed)
         out_seats = [{"seat": i, "name": s["name"], "bot": s["bot"], "token": tokens.get(i)}
                      for i, s in enumerate(match.meta["seats"])]
         return {"id": match.id, "game": game.name, "status": match.status, "host_token": host_token,
@@ -1012,7 +1033,7 @@ class Referee:
             host = next(h for h, s in old.auth.items() if s == HOST)  # the old host token hosts the rematch
             match = self._new_match(GAMES[old.game], old.meta["options"], seats, plan["seed"], clocked, host, tokens,
                                     plan["id"])
-            self.store.create(match, self.owed(match, match.version))
+            self.store.create(match, self.admitted(match))
         return {"id": plan["id"], **plan["seats"][str(asked["seat"])]}
 
     # -- worker side ----------------------------------------------------------------------------

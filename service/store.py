@@ -46,7 +46,7 @@ from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
-from service.outbox import channel, due_jobs_key, due_key, encode, index_key, outbox_key, writes
+from service.outbox import RESERVE_REM, TOTAL, channel, due_jobs_key, due_key, encode, index_key, outbox_key, writes
 
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
 
@@ -59,6 +59,42 @@ def pending_key(queue: str) -> str:
 def finished_key(queue: str) -> str:
     """zset of the finished matches kept, scored by the time they finished (``referee export --finished``)."""
     return f"ref:finished:{queue}"
+
+
+def reserve_key(queue: str) -> str:
+    """zset of the admitted matches not yet over, scored by the bytes each may still write (:func:`growth`):
+    the room the store keeps for them (on the queue's server, as the other global sets)."""
+    return f"ref:reserve:{queue}"
+
+
+#: KiB a match of random bots costs the store by the time it finishes, all its keys and RQ's bookkeeping for
+#: it included, by (game, players): ``referee bench memory`` (docs/store.md, "A finished match keeps only what
+#: cannot be recomputed"); the room kept for an admitted match is this, by ``GROWTH_MARGIN``
+GROWTH_KIB = {
+    ("big_shot", 2): 50.5, ("big_shot", 3): 48.0, ("big_shot", 4): 55.6,
+    ("dice_party", 2): 12.2, ("dice_party", 3): 17.9, ("dice_party", 4): 21.4, ("dice_party", 5): 25.2,
+    ("dice_party", 6): 31.9,
+    ("liars_dice", 2): 12.2, ("liars_dice", 3): 21.8, ("liars_dice", 4): 31.8, ("liars_dice", 5): 42.4,
+    ("liars_dice", 6): 52.9,
+    ("paparazzo", 3): 77.0, ("paparazzo", 4): 193.0, ("paparazzo", 5): 561.8,
+    ("picture_perfect", 2): 61.5, ("picture_perfect", 3): 77.7, ("picture_perfect", 4): 90.4,
+    ("picture_perfect", 5): 98.4, ("picture_perfect", 6): 114.8,
+    ("super_blatt", 2): 26.5, ("super_blatt", 3): 27.1, ("super_blatt", 4): 27.7,
+}
+#: matches of people or searching bots run longer than random bots' (and a table is a mean): the margin
+GROWTH_MARGIN = 1.5
+#: KiB kept for a game (or a player count) the table does not know
+GROWTH_UNKNOWN_KIB = 64.0
+#: KiB more for a match with a webhook: its delivery log (up to 200 attempts) and its notes
+WEBHOOK_KIB = 32.0
+
+
+def growth(game: str, players: int, webhook: bool = False) -> int:
+    """Bytes the store keeps for a match admitted until it is over (see ``GROWTH_KIB``)."""
+    kib = GROWTH_KIB.get((game, players))
+    if kib is None:  # a player count not measured: the game's largest; a game not measured: a default
+        kib = max((v for (g, _), v in GROWTH_KIB.items() if g == game), default=GROWTH_UNKNOWN_KIB)
+    return int((kib * GROWTH_MARGIN + (WEBHOOK_KIB if webhook else 0)) * 1024)
 
 
 def compaction_log(events: list[dict], result: dict | None) -> bytes:
@@ -241,6 +277,14 @@ for j = i + 1, i + 4 * n, 4 do
   elseif cmd == 'trim' then redis.call('ZREMRANGEBYSCORE', key, '-inf', a)
   elseif cmd == 'hset' then redis.call('HSET', key, a, b)
   elseif cmd == 'hdel' then redis.call('HDEL', key, a)
+  elseif cmd == 'radd' then
+    if redis.call('ZADD', key, 'NX', a, b) == 1 then redis.call('ZINCRBY', key, a, '~total') end
+  elseif cmd == 'rrem' then
+    local s = redis.call('ZSCORE', key, a)
+    if s then
+      redis.call('ZREM', key, a)
+      redis.call('ZINCRBY', key, -tonumber(s), '~total')
+    end
   else return redis.error_reply('unknown direct op ' .. cmd) end
 end
 redis.call('EXPIRE', KEYS[1], ARGV[2])
@@ -347,6 +391,7 @@ class Store:
         # voiding, notes) are written by the commit itself, and only jobs to enqueue now go through the outbox
         self.direct = not self.cluster and queue is client
         self.due, self.due_jobs = due_key(outbox), due_jobs_key(outbox)
+        self.reserve = reserve_key(outbox)
 
     @property
     def redis(self) -> redis.Redis | RedisCluster:
@@ -526,6 +571,29 @@ class Store:
             nodes = [self.redis.info("memory")]
         return max(((n["used_memory"], n["maxmemory"]) for n in nodes),
                    key=lambda used_max: used_max[0] / used_max[1] if used_max[1] else 0.0)
+
+    def reserved(self) -> int:
+        """Bytes kept for the admitted matches not yet over: the reserve's total, kept with each change of it
+        (``outbox.RESERVE_ADD``, ``RESERVE_REM``)."""
+        return max(0, int(self.queue.zscore(self.reserve, TOTAL) or 0))
+
+    def prune_reserve(self, count: int = 500) -> int:
+        """Release the room of the matches that expired before they were over (an abandoned match's keys go
+        with its TTL, and no commit says it is over): a scan of ``count`` members a call, from a cursor kept
+        here.  Returns how many."""
+        cursor = getattr(self, "_prune_cursor", 0)
+        cursor, found = self.queue.zscan(self.reserve, cursor, count=count)
+        self._prune_cursor = cursor
+        ids = [member.decode() for member, _ in found if member != TOTAL.encode()]
+        if not ids:
+            return 0
+        read = self.redis.pipeline(transaction=False)
+        for match_id in ids:
+            read.exists(match_key(match_id))
+        gone = [m for m, alive in zip(ids, read.execute(), strict=True) if not alive]
+        for match_id in gone:
+            self.queue.eval(RESERVE_REM, 1, self.reserve, match_id)
+        return len(gone)
 
     def finished_since(self, since: float, offset: int = 0, count: int = 500) -> list[tuple[str, float]]:
         """(id, finished at) of the kept finished matches from ``since`` on, oldest first, from ``offset``."""

@@ -140,6 +140,7 @@ def _sweep_forever(interval: float, parent: int) -> None:
             if queue.set(f"ref:sweeper:{settings.queue}", os.getpid(), nx=True, ex=max(int(interval), 1)):
                 sweep(ref)
                 sweep_webhooks(ref)
+                ref.store.prune_reserve()  # matches that expired before they were over
                 until = time.monotonic() + interval
                 while ref.compact_due(time.time()) and time.monotonic() < until:
                     pass

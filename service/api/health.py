@@ -19,9 +19,17 @@ class HealthSchema(Schema):
 class StoreRoomSchema(Schema):
     used_bytes = integer(required=True, metadata={"description": "Memory the store's fullest server uses."})
     max_bytes = integer(required=True, metadata={"description": "That server's maxmemory (0: no bound)."})
-    full = fields.Boolean(required=True, metadata={
-        "description": "New matches are refused (503 `store_full`) until finished matches expire; moves still "
-                       "commit, so the service stays ready."})
+    reserved_bytes = integer(required=True, metadata={
+        "description": "Room kept for the admitted matches not yet over (what each may still write, by game and "
+                       "player count)."})
+    state = fields.String(required=True, metadata={
+        "enum": ["room", "full", "at_bound"],
+        "description": "`room`: new matches are admitted. `full`: used and kept room reach REFEREE_STORE_FULL_AT "
+                       "of the bound, so new matches and rematches are refused (503 `store_full`) while the "
+                       "admitted ones play on, are scored and compacted (the service stays ready). `at_bound`: "
+                       "the store itself refuses writes (not ready) until memory is freed."})
+    full = fields.Boolean(required=True, metadata={"description": "The state is not `room`: new matches are "
+                                                                  "refused until admitted ones are over."})
 
 
 class ReadySchema(Schema):
@@ -43,10 +51,13 @@ class Health(MethodView):
 @blp.route("/readyz")
 class Ready(MethodView):
     @blp.response(200, ReadySchema)
-    @blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable or no worker is alive.")
+    @blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable, no worker is alive, or the store "
+                                                           "refuses writes at its bound.")
     @blp.doc(operationId="readyz")
     def get(self):
-        """Redis (the store and the queue's server) answers and at least one worker is alive."""
+        """Redis answers, at least one worker is alive, and the store takes writes.
+
+        A full store, which refuses new matches but keeps room for the matches in play, is ready."""
         ref = referee()
         store = None
         try:
@@ -57,7 +68,8 @@ class Ready(MethodView):
             up = True
         except redis.RedisError:
             up, workers = False, 0
-        body = {"status": "ready" if up and workers else "not ready", "redis": up, "workers": workers}
+        ready = up and bool(workers) and (store is None or store["state"] != "at_bound")
+        body = {"status": "ready" if ready else "not ready", "redis": up, "workers": workers}
         if store is not None:
             body["store"] = store
-        return body, (200 if up and workers else 503)
+        return body, (200 if ready else 503)

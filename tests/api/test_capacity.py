@@ -69,7 +69,7 @@ def test_a_nearly_full_store_refuses_new_matches_but_not_moves(own_server, monke
         assert refused.headers["Content-Type"].startswith("application/problem+json")
         assert refused.json["code"] == "store_full" and refused.headers["Retry-After"] == "60"
         room = http.get("/readyz").json["store"]
-        assert room["full"] is True and room["max_bytes"] == bound
+        assert room["full"] is True and room["max_bytes"] == bound and room["state"] == "full"
 
         auth = {"Authorization": f"Bearer {token}"}
         move = http.get(f"/matches/{match_id}/legal-moves", headers=auth).json["moves"][0]
@@ -84,10 +84,12 @@ def test_a_nearly_full_store_refuses_new_matches_but_not_moves(own_server, monke
         at_wall = http.post(f"/matches/{match_id}/moves", json={"move": move}, headers=auth)
         assert at_wall.status_code == 503 and at_wall.json["code"] == "store_full", at_wall.json
         assert http.get(f"/matches/{match_id}", headers=auth).json == before  # nothing changed, nothing lost
+        assert http.get("/readyz").json["store"]["state"] == "at_bound"  # said honestly: nothing commits now
     finally:
         client.config_set("maxmemory", 0)
     assert http.post("/matches", json=body).status_code == 201
     assert http.get("/readyz").json["store"]["full"] is False
+    assert client.zscore(f"ref:reserve:{Settings.from_env().queue}", made.json["id"]) > 0  # kept until it is over
 
 
 def test_export_finished_streams_the_kept_finished_matches(redis_url, monkeypatch, tmp_path, capsys):
