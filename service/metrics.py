@@ -184,6 +184,9 @@ class StoreCollector:
             memory.add_metric([], used)
             limit = GaugeMetricFamily("referee_store_max_memory_bytes", "That server's maxmemory (0: no bound).")
             limit.add_metric([], bound)
+            reserved = GaugeMetricFamily("referee_store_reserved_bytes", "Room the store keeps for the admitted "
+                                         "matches not yet over (docs/store.md).")
+            reserved.add_metric([], ref.store.reserved())
             listed, by_status = self.matches()
             matches = GaugeMetricFamily("referee_matches", f"Listed matches by status (the newest {MATCHES_COUNTED} "
                                         "of the listing, counted at the scrape).", labels=["status"])
@@ -198,7 +201,7 @@ class StoreCollector:
             yield up
             return
         up.add_metric([], 1)
-        yield from (up, queued, scheduled, due, outboxes, started, memory, limit, matches, total)
+        yield from (up, queued, scheduled, due, outboxes, started, memory, limit, reserved, matches, total)
 
     def matches(self) -> tuple[int, dict[str, int]]:
         """(listing size, {status: count}) over the newest ``MATCHES_COUNTED`` listed matches."""

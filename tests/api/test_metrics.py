@@ -167,6 +167,7 @@ def test_metrics_count_moves_refusals_and_routes(served):
     assert value(samples, "referee_job_run_seconds_count", function="play_bot_turn") >= 1
     assert value(samples, "referee_store_up") == 1
     assert value(samples, "referee_store_used_memory_bytes") > 0
+    assert ("referee_store_reserved_bytes", ()) in samples  # (the room kept for the matches not yet over)
     assert ("referee_queue_depth", (("queue", QUEUE),)) in samples
     assert sum(value(samples, "referee_matches", status=s) for s in ("active", "scoring", "finished")) >= 1
     assert ("referee_held_streams", ()) in samples and ("referee_held_long_polls", ()) in samples
