@@ -162,23 +162,23 @@ class Incident:
         self.logger, self.what, self.first, self.cap = logger, what, first, cap
         self.since: float | None = None
         self.tries = 0
-        self.kind = ""
+        self.kinds: list[str] = []
 
     def failed(self, exc: BaseException) -> float:
         kind = type(exc).__name__
-        if self.since is None or kind != self.kind:
+        if kind not in self.kinds:  # (each kind of failure once in an incident: a refusal, then a lost store)
             self.logger.warning("%s: %s (%s); backing off and trying again until it passes", self.what,
                                 describe(exc), kind)
             self.since = self.since or time.monotonic()
-            self.kind = kind
+            self.kinds.append(kind)
         self.tries += 1
         return min(self.cap, self.first * 2 ** min(self.tries - 1, 16))
 
     def ok(self) -> None:
         if self.since is not None:
             self.logger.warning("%s: recovered after %.1f s and %d tries (%s)", self.what,
-                                time.monotonic() - self.since, self.tries, self.kind)
-            self.since, self.tries, self.kind = None, 0, ""
+                                time.monotonic() - self.since, self.tries, ", ".join(self.kinds))
+            self.since, self.tries, self.kinds = None, 0, []
 
     @property
     def active(self) -> bool:
