@@ -111,8 +111,8 @@ class Allowed:
 
 
 def check_target(url: str, allowed: Allowed) -> None:
-    """Refuse (``TargetRefused``) a URL that is not http(s), or whose host resolves to an address that is not
-    global (loopback, private, link-local, ...) and is not allowed."""
+    """Refuse (``TargetRefused``, saying why) a URL that is not http(s), that carries credentials, or whose host
+    resolves to an address that is not global (loopback, private, link-local, ...) and is not allowed."""
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises on a port that is not a number
