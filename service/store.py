@@ -29,6 +29,7 @@ jobs to enqueue now wait in the outbox.  Nothing about a match is kept in proces
 
 from __future__ import annotations
 
+import itertools
 import os
 import secrets
 import threading
@@ -576,6 +577,22 @@ class Store:
         """Bytes kept for the admitted matches not yet over: the reserve's total, kept with each change of it
         (``outbox.RESERVE_ADD``, ``RESERVE_REM``)."""
         return max(0, int(self.queue.zscore(self.reserve, TOTAL) or 0))
+
+    def drop_replay_caches(self, count: int = 1000) -> int:
+        """Delete up to ``count`` of the caches that readings of compacted matches left (their state and events
+        played again, service/compaction.py): the sweeper's valve while the store is full, since that cache is
+        not in the reserve.  A reading after it plays the match again.  Returns how many were dropped."""
+        if self.cluster:
+            keys = self.client.scan_iter(match="ref:{m:*}:state", count=count, target_nodes=RedisCluster.PRIMARIES)
+        else:
+            keys = self.redis.scan_iter(match="ref:{m:*}:state", count=count)
+        dropped = 0
+        for key in itertools.islice(keys, count):
+            match_id = key.decode()[len("ref:{m:"):-len("}:state")]
+            if self.redis.hexists(match_key(match_id), "log"):  # (a match's own events go only with its compaction)
+                self.redis.delete(state_key(match_id), events_key(match_id))  # (one slot: the match's)
+                dropped += 1
+        return dropped
 
     def prune_reserve(self, count: int = 500) -> int:
         """Release the room of the matches that expired before they were over (an abandoned match's keys go

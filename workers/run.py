@@ -141,6 +141,9 @@ def _sweep_forever(interval: float, parent: int) -> None:
                 sweep(ref)
                 sweep_webhooks(ref)
                 ref.store.prune_reserve()  # matches that expired before they were over
+                used, bound = ref.store.memory()
+                if bound and used >= settings.store_full_at * bound:  # the replay caches go first (docs/store.md)
+                    ref.store.drop_replay_caches()
                 until = time.monotonic() + interval
                 while ref.compact_due(time.time()) and time.monotonic() < until:
                     pass

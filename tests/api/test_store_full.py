@@ -134,3 +134,27 @@ def test_the_reserve_keeps_each_admitted_match_once_until_it_is_over_or_expired(
     client.delete(match_key(b["id"]))  # as its TTL would
     assert engine.store.prune_reserve() == 1 and engine.store.reserved() == 0
     client.delete(engine.store.reserve)
+
+
+def test_the_sweepers_valve_drops_replay_caches_and_nothing_else(redis_url, monkeypatch):
+    """A compacted match read again keeps its replay as a cache, outside the reserve: a full store drops it (a
+    reading plays the match again); a match not compacted keeps its events."""
+    from service.config import Settings
+    from service.referee import Referee as Engine
+    from service.store import events_key, state_key
+    from tests import outbox
+
+    monkeypatch.setenv("REFEREE_QUEUE", f"valve-{uuid.uuid4().hex[:8]}")
+    client = redis.Redis.from_url(redis_url)
+    engine = Engine(client, Settings.from_env())
+    done = engine.create_match("super_blatt", 2, {}, 7, [{"bot": "random"}, {"bot": "greedy"}])["id"]
+    outbox.burst(engine, client)
+    assert engine.compact(done) == "compacted"
+    live = engine.create_match("super_blatt", 2, {}, 8, [{"name": "a"}, {"name": "b"}])["id"]
+    before = engine.store.load(done, replayed=True).state  # a reading: the replay is cached
+    assert client.exists(state_key(done), events_key(done)) == 2
+    assert engine.store.drop_replay_caches() >= 1
+    assert client.exists(state_key(done), events_key(done)) == 0 and client.exists(events_key(live))
+    assert engine.store.load(done, replayed=True).state == before  # played again
+    for q in (engine.queue, engine.search_queue, engine.people_queue):
+        q.delete(delete_jobs=True)
