@@ -17,6 +17,7 @@ from service.api import (
     ROUTE,
     Api,
     Problem,
+    authenticate_first,
     problem_answer,
     problem_response,
     redis_unavailable,
@@ -123,6 +124,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
                 ladder_api.blp, health_api.blp, metrics_api.blp, bots_api.blp, tournaments_api.blp):
         api.register_blueprint(blp)
     app.before_request(note_route)
+    app.before_request(authenticate_first)
     if settings.cors_origins:
         CORS(app, origins=list(settings.cors_origins), allow_headers=["Authorization", "Content-Type",
              "Idempotency-Key", "Last-Event-ID"], expose_headers=["Retry-After"], max_age=600)

@@ -64,7 +64,7 @@ class RematchSchema(Schema):
 
 @blp.route("/<string:match_id>/away")
 class Away(MethodView):
-    @blp.arguments(AwaySchema())
+    @blp.arguments(AwaySchema(), required=False)
     @blp.response(200, AwayStateSchema)
     @blp.doc(security=BEARER)
     @problems(blp, "invalid_body", *SEAT_ERRORS, "unknown_bot", "match_not_started", "match_over", "already_away",

@@ -278,6 +278,9 @@ class Game:
             loaded = schema.load(body)
         except ValidationError as exc:
             raise InvalidMove(f"Invalid {kind!r} move: {exc.messages}") from None
+        where = _truncated(body, loaded)
+        if where is not None:  # marshmallow's lenient Integer makes 0.5 a 0: an integer is whole or refused
+            raise InvalidMove(f"Invalid {kind!r} move: {{{where!r}: ['Not a valid integer.']}}")
         return {"type": kind, **loaded}
 
     def _move_schema(self, kind: str) -> Schema | None:
@@ -287,6 +290,20 @@ class Game:
             cls = self.moves.get(kind)
             cache[kind] = cls() if cls is not None else None
         return cache[kind]
+
+
+def _truncated(raw: Any, loaded: Any, path: str = "") -> str | None:
+    """Where a number with a fraction was loaded as an integer (its field's path), else None.  (A JSON number
+    whose fraction is zero is an integer already: the API's parser reads ``2.0`` as 2, as JSON Schema does.)"""
+    if isinstance(raw, float) and isinstance(loaded, int) and raw != loaded:
+        return path or "move"
+    if isinstance(raw, dict) and isinstance(loaded, dict):
+        found = (_truncated(raw[k], loaded[k], f"{path}.{k}" if path else k) for k in raw.keys() & loaded.keys())
+        return next((w for w in found if w is not None), None)
+    if isinstance(raw, list) and isinstance(loaded, list):
+        found = (_truncated(a, b, f"{path}[{i}]") for i, (a, b) in enumerate(zip(raw, loaded)))
+        return next((w for w in found if w is not None), None)
+    return None
 
 
 def safe_default(moves: Sequence[Move], prefer: Sequence[str] = ()) -> Move:
