@@ -30,7 +30,9 @@ class AwayStateSchema(Schema):
 
 
 class RecordMoveSchema(Schema):
-    version = fields.Integer(metadata={"description": "The version the move was applied at (its random draws)."})
+    version = fields.Integer(metadata={"description": "The match's version once the move was made, as in its events "
+                                                      "and its webhook `move` (it was applied at the version before: "
+                                                      "its random draws)."})
     seat = fields.Integer()
     move = fields.Dict()
     at = fields.Float(allow_none=True, metadata={"description": "Server time (Unix seconds) of the move."})

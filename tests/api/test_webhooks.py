@@ -120,6 +120,11 @@ def test_every_delivery_verifies_and_comes_in_order_with_only_public_events(hook
             assert all(e in seen[mv["version"]] for e in mv["events"]), "only what a spectator sees"
         assert got[-1]["data"]["result"] == {k: v for k, v in ref.result(m["id"]).items()
                                              if k not in ("id", "game", "status")}
+        # one meaning of version (docs/api.md): the record's moves carry the versions their events and messages do
+        record = requests.get(f"{hooked.url}/matches/{m['id']}/record").json()
+        assert [r["version"] for r in record["moves"]] == [mv["version"] for mv in moves]
+        own = [e["version"] for e in ref.events(m["id"], m["seats"][0]["token"])["events"] if e["type"] == "moved"]
+        assert own == [r["version"] for r in record["moves"] if r["seat"] == 0]  # a seat's own `moved` events
 
         headers, body, _ = receiver.got[0]
         with pytest.raises(WebhookVerificationError):  # the signature covers the body
