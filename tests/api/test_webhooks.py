@@ -287,3 +287,26 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url, monkeypatch):
         receiver.close()
         for q in (engine.queue, engine.search_queue):
             q.delete(delete_jobs=True)
+
+
+def test_the_webhook_pages_local_example_runs(hooked, tmp_path):
+    """docs/webhooks.md's local variant (its first example needs an outside host): a receiver on loopback gets
+    every message of a match of two bots, each verifiable by the secret the creation answered."""
+    import re
+    import socket
+
+    block = re.search(r"<!-- webhook:local -->\s*```sh\n(.*?)```\s*<!-- /webhook:local -->",
+                      (ROOT / "docs" / "webhooks.md").read_text(), re.S)
+    assert block, "docs/webhooks.md lost its local example"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = subprocess.run(["bash", "-euo", "pipefail", "-c", block.group(1)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, env=dict(os.environ, URL=hooked.url, HOOK_PORT=str(port),
+                                                          HOOK_SECONDS="8"))
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.strip()]
+    created = json.loads(lines[0])
+    assert created["webhook"]["secret"].startswith("whsec_")
+    types = [json.loads(line.split(" ", 1)[1])["type"] for line in lines[1:]]
+    assert types[0] == "match.started" and "move" in types and types[-1] == "match.finished", types
