@@ -110,6 +110,9 @@ class Api(_Api):
         self.ma_plugin.converter.add_attribute_function(tagged_property)
         self.ma_plugin.converter.add_attribute_function(json_safe_integer)
 
+    def _register_pagination_header(self):
+        """No route pages with flask-smorest's pagination (GET /matches has cursors): no component for it."""
+
     def _register_responses(self):
         """The error answers flask-smorest documents by itself (a route's 422): problem+json, as served."""
         for status in http.HTTPStatus:
@@ -255,11 +258,13 @@ class Blueprint(_Blueprint):
 
     def _store_endpoint_docs(self, endpoint, obj, parameters, tags, **options):
         """Every operation gets an operationId (generated clients name their calls by it): the one given with
-        ``@blp.doc(operationId=...)``, else the method and the view's name (``getMatchList``)."""
+        ``@blp.doc(operationId=...)``, else the method and the view's name (``getMatchList``); and its
+        ``security``: the one given, else ``[]`` (public: no token needed)."""
         super()._store_endpoint_docs(endpoint, obj, parameters, tags, **options)
         for method, doc in self._docs[endpoint].items():
             if method != "parameters":
                 doc.setdefault("manual_doc", {}).setdefault("operationId", f"{method}{obj.__name__}")
+                doc["manual_doc"].setdefault("security", [])  # said of every operation: none needs no token
     ARGUMENTS_PARSER = Parser()
 
     @staticmethod

@@ -176,7 +176,8 @@ class BotEvents(MethodView):
     @blp.arguments(BotEventsQuerySchema(), location="query")
     @blp.response(200, BotEventsSchema)
     @blp.doc(operationId="getBotEvents", security=BEARER, responses={"200": {
-        "description": "The bot's events as JSON, or as a live stream.", "content": {"text/event-stream": {
+        "description": "The bot's events as JSON, or as a live stream.", "content": {
+            "application/json": {"schema": BotEventsSchema}, "text/event-stream": {
             "schema": {"type": "string", "description": "With `Accept: text/event-stream`: Server-Sent Events, as a "
                        "match's stream: `retry:` first, each event with `id:` (its seq; resume with Last-Event-ID), "
                        "`event:` (its type) and `data:` (the event as JSON), a `: keep-alive` comment every "

@@ -7,7 +7,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields
 from rq import Worker
 
-from service.api import Blueprint, integer, referee
+from service.api import Blueprint, integer, problem_responses, problems, referee
 
 blp = Blueprint("health", __name__, description="Liveness and readiness")
 
@@ -35,6 +35,7 @@ class ReadySchema(Schema):
 class Health(MethodView):
     @blp.response(200, HealthSchema)
     @blp.doc(operationId="healthz")
+    @problems(blp)
     def get(self):
         """The process answers."""
         return {"status": "ok"}
@@ -45,6 +46,7 @@ class Ready(MethodView):
     @blp.response(200, ReadySchema)
     @blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable or no worker is alive.")
     @blp.doc(operationId="readyz")
+    @problem_responses(blp, {400: ["malformed_request"], 408: ["body_timeout"]})  # its 503 is the answer above
     def get(self):
         """Redis (the store and the queue's server) answers and at least one worker is alive."""
         ref = referee()

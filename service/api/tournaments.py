@@ -132,6 +132,7 @@ class TournamentResource(MethodView):
 @blp.route("/<string:tid>/page")
 class TournamentPage(MethodView):
     @blp.response(200, description="The tournament's live page (HTML).", content_type="text/html")
+    @problems(blp)
     def get(self, tid: str):
         """A tournament in a browser: standings and rounds, kept up to date."""
         return page("tournament.html")

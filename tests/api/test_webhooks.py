@@ -4,6 +4,7 @@ recovers gets every message, in order, once its retries succeed; a refused targe
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -17,13 +18,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import redis
 import requests
+from jsonschema import Draft202012Validator
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from clients.client import Referee, RefereeError
 from service.config import Settings
+from service.openapi import spec_dict
 from service.referee import Actor
 from service.referee import Referee as Engine
-from service.webhooks import Allowed, TargetRefused, check_target, due_key, messages
+from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, due_key, messages
 from tests.conftest import ROOT, Server, wait_for
 
 
@@ -54,12 +57,39 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def delivered(self, secret: str) -> list[dict]:
-        """The messages answered 200, each verified against ``secret``."""
-        return [Webhook(secret).verify(body, headers) | {"id": headers["webhook-id"]}
-                for headers, body, status in self.got if status == 200]
+        """The messages answered 200, each verified against ``secret`` and against the document's ``webhooks``."""
+        out = []
+        for headers, body, status in self.got:
+            conforms(headers, body)
+            if status == 200:
+                out.append(Webhook(secret).verify(body, headers) | {"id": headers["webhook-id"]})
+        return out
 
     def close(self) -> None:
         self.server.shutdown()
+
+
+@functools.cache
+def webhooks() -> dict:
+    return spec_dict()["webhooks"]
+
+
+@functools.cache
+def message_validator(kind: str) -> Draft202012Validator:
+    """The document's schema of a message type's body (OpenAPI 3.1 ``webhooks``), strictly: every field declared."""
+    schema = webhooks()[kind]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    return Draft202012Validator({**schema, "components": spec_dict()["components"]},
+                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def conforms(headers: dict, body: bytes) -> None:
+    """A delivery is what the document's ``webhooks`` says of its type: its body and its signature headers."""
+    message = json.loads(body)
+    assert message["type"] in webhooks(), message["type"]
+    errors = list(message_validator(message["type"]).iter_errors(message))
+    assert not errors, f"{message['type']}: {errors[0].message} at {list(errors[0].absolute_path)}"
+    for header in webhooks()[message["type"]]["post"]["parameters"]:
+        assert Draft202012Validator(header["schema"]).is_valid(headers[header["name"]]), header["name"]
 
 
 @pytest.fixture(scope="module")
@@ -309,4 +339,34 @@ def test_the_webhook_pages_local_example_runs(hooked, tmp_path):
     created = json.loads(lines[0])
     assert created["webhook"]["secret"].startswith("whsec_")
     types = [json.loads(line.split(" ", 1)[1])["type"] for line in lines[1:]]
+    for line in lines[1:]:
+        message = json.loads(line.split(" ", 1)[1])
+        assert message_validator(message["type"]).is_valid(message), message
     assert types[0] == "match.started" and "move" in types and types[-1] == "match.finished", types
+
+
+def test_every_message_type_a_real_delivery_sends_is_the_documents(hooked):
+    """The seven message types, each from a real delivery, against the document's ``webhooks``: a turn clock
+    that runs out (seat.timeout), a seat that sends a move the rules refuse under on_illegal forfeit
+    (seat.forfeit), a host that aborts (match.aborted); match.started, turn, move and match.finished come
+    from the tests above too."""
+    receiver = Receiver()
+    try:
+        ref = Referee(hooked.url)
+        m = ref.create_match("super_blatt", 3, [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}], {"first_seat": 0},
+                             7, webhook={"url": receiver.url},
+                             clock={"move_seconds": 1, "on_timeout": "default", "on_illegal": "forfeit"})
+        secret, tokens = m["webhook"]["secret"], [s["token"] for s in m["seats"]]
+        wait_for(lambda: any(d["type"] == "seat.timeout" for d in receiver.delivered(secret)), timeout=30)
+        snap = ref.match(m["id"], tokens[0])
+        seat = snap["to_act"][0]
+        with pytest.raises(RefereeError):
+            ref.move(m["id"], tokens[seat], {"type": "take", "column": 99})
+        wait_for(lambda: any(d["type"] == "seat.forfeit" for d in receiver.delivered(secret)), timeout=30)
+        ref.abort(m["id"], m["host_token"])
+        wait_for(lambda: any(d["type"] == "match.aborted" for d in receiver.delivered(secret)), timeout=30)
+        types = {d["type"] for d in receiver.delivered(secret)}  # each one checked against the document
+        assert set(webhooks()) == set(EVENT_TYPES)
+        assert types >= {"match.started", "turn", "move", "seat.timeout", "seat.forfeit", "match.aborted"}, types
+    finally:
+        receiver.close()
