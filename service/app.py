@@ -35,8 +35,8 @@ from service.api import tournaments as tournaments_api
 from service.api import web as web_api
 from service.api import webhooks as webhooks_api
 from service.api.contract import camel, move_field
-from service.api.webhooks import document_webhooks
 from service.api.lanes import STATUS_LINES, Lanes, sized
+from service.api.webhooks import document_webhooks
 from service.config import Settings
 from service.connections import connect
 from service.games import GAMES
