@@ -75,42 +75,42 @@ class Secret(MethodView):
 
 
 # -- the messages, in the document's `webhooks` (OpenAPI 3.1) ---------------------------------------------
-class MessageData(Schema):
+class WebhookData(Schema):
     match_id = fields.String(required=True)
 
 
-class StartedData(MessageData):
+class WebhookStartedData(WebhookData):
     to_act = fields.List(integer(), required=True, metadata={"description": "The seats to act first."})
 
 
-class TurnData(MessageData):
+class WebhookTurnData(WebhookData):
     version = integer(required=True, metadata={"description": "The match's version now: the `expected_version` "
                                                               "of a move made on this turn."})
     to_act = fields.List(integer(), required=True)
 
 
-class PublicEventSchema(Schema):
+class WebhookEventSchema(Schema):
     type = fields.String(required=True, metadata={"description": "The game's event type (GET /games/{game})."})
     data = fields.Dict(required=True)
 
 
-class MoveData(MessageData):
+class WebhookMoveData(WebhookData):
     version = integer(required=True, metadata={"description": "The version the move made, as its events and the "
                                                               "record say (docs/api.md)."})
     seat = integer(required=True)
-    events = fields.List(fields.Nested(PublicEventSchema), required=True,
+    events = fields.List(fields.Nested(WebhookEventSchema), required=True,
                          metadata={"description": "The move's public events: what a spectator saw."})
 
 
-class SeatTimeoutData(MessageData, TimeoutData):
+class WebhookTimeoutData(WebhookData, TimeoutData):
     pass
 
 
-class SeatForfeitData(MessageData, ForfeitData):
+class WebhookForfeitData(WebhookData, ForfeitData):
     pass
 
 
-class FinishedData(MessageData):
+class WebhookFinishedData(WebhookData):
     result = fields.Dict(required=True, metadata={
         "description": "As GET /matches/{id}/result, without id, game and status: the match's <Game>Outcome.",
         "anyOf": [{"$ref": ref(schema.__name__)} for schema in OUTCOMES.values()]})
@@ -118,13 +118,13 @@ class FinishedData(MessageData):
 
 #: each message type: (what its ``data`` holds, when it is sent)
 MESSAGES: dict[str, tuple[type[Schema], str]] = {
-    "match.started": (StartedData, "The last seat was filled: the match is active."),
-    "turn": (TurnData, "Seats are to act at this version (sent only while it is still the match's version)."),
-    "move": (MoveData, "A move was applied."),
-    "seat.timeout": (SeatTimeoutData, "A turn clock ran out."),
-    "seat.forfeit": (SeatForfeitData, "A seat sent a move the rules refuse under a clock's `on_illegal: forfeit`."),
-    "match.finished": (FinishedData, "The scoring is done."),
-    "match.aborted": (MessageData, "The host aborted the match."),
+    "match.started": (WebhookStartedData, "The last seat was filled: the match is active."),
+    "turn": (WebhookTurnData, "Seats are to act at this version (sent only while it is still the match's version)."),
+    "move": (WebhookMoveData, "A move was applied."),
+    "seat.timeout": (WebhookTimeoutData, "A turn clock ran out."),
+    "seat.forfeit": (WebhookForfeitData, "A seat sent a move the rules refuse under a clock's `on_illegal: forfeit`."),
+    "match.finished": (WebhookFinishedData, "The scoring is done."),
+    "match.aborted": (WebhookData, "The host aborted the match."),
 }
 assert set(MESSAGES) == set(EVENT_TYPES)
 

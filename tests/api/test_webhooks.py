@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 import redis
@@ -370,3 +371,45 @@ def test_every_message_type_a_real_delivery_sends_is_the_documents(hooked):
         assert types >= {"match.started", "turn", "move", "seat.timeout", "seat.forfeit", "match.aborted"}, types
     finally:
         receiver.close()
+
+
+READ_WITH_GENERATED = """
+import json, sys
+from referee_client import models
+for body in json.load(open(sys.argv[1])):
+    name = "".join(part.title() for part in body["type"].replace(".", "_").split("_")) + "Message"
+    message = getattr(models, name).from_dict(body)  # the generated model of the document's webhooks
+    assert message.to_dict() == body, (name, message.to_dict(), body)
+    print(name, message.data.match_id)
+"""
+
+
+def test_a_python_client_generated_from_the_document_reads_every_message(hooked, tmp_path):
+    """openapi-python-client, from openapi.yaml, has a model for each message of the document's ``webhooks``: it
+    reads every message a real delivery sends, and writes it back as it came."""
+    bin_ = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run([str(bin_ / "openapi-python-client"), "generate", "--path", str(ROOT / "openapi.yaml"), "--meta",
+                    "none", "--output-path", str(tmp_path / "referee_client")], cwd=tmp_path, env=env, check=True,
+                   capture_output=True, timeout=300)
+    played, aborted = Receiver(), Receiver()  # (each match signs with a secret of its own)
+    try:
+        ref = Referee(hooked.url)
+        m = ref.create_match("super_blatt", 2, [{"bot": "greedy"}, {"bot": "random"}], None, 9,
+                             webhook={"url": played.url})
+        a = ref.create_match("super_blatt", 2, [{"name": "ann"}, {}], None, 9, webhook={"url": aborted.url})
+        ref.abort(a["id"], a["host_token"])
+        wait_for(lambda: any(d["type"] == "match.finished" for d in played.delivered(m["webhook"]["secret"])),
+                 timeout=60)
+        wait_for(lambda: any(d["type"] == "match.aborted" for d in aborted.delivered(a["webhook"]["secret"])),
+                 timeout=60)
+    finally:
+        played.close()
+        aborted.close()
+    bodies = [json.loads(body) for _, body, status in played.got + aborted.got if status == 200]
+    (tmp_path / "messages.json").write_text(json.dumps(bodies))
+    done = subprocess.run([sys.executable, "-c", READ_WITH_GENERATED, str(tmp_path / "messages.json")], cwd=tmp_path,
+                          env={**env, "PYTHONPATH": str(tmp_path)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    read = {line.split()[0] for line in done.stdout.splitlines()}
+    assert read >= {"MatchStartedMessage", "MoveMessage", "MatchFinishedMessage", "MatchAbortedMessage"}, read
