@@ -126,6 +126,7 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
                 ladder_api.blp, health_api.blp, metrics_api.blp, bots_api.blp, tournaments_api.blp):
         api.register_blueprint(blp)
     document_webhooks(api.spec)
+    matches_api.document_seat_rules(api.spec)
     app.before_request(note_route)
     app.before_request(authenticate_first)
     if settings.cors_origins:

@@ -69,6 +69,25 @@ class SeatSpecSchema(Schema):
             raise ValidationError("A seat is a name, a bot or a bot_account, one of them.", "bot_account")
 
 
+#: what SeatSpecSchema's ``validates_schema`` checks, said in the document too (JSON Schema 2020-12)
+def _present(name: str) -> dict:
+    return {"properties": {name: {}}, "required": [name]}
+
+
+SEAT_SPEC_RULES = {"allOf": [
+    {"if": _present("bot_account"), "then": {"maxProperties": 1},
+     "description": "A bot_account seat names nothing else."},
+    {"if": {"anyOf": [_present("budget_ms"), _present("iterations")]},
+     "then": {"properties": {"bot": {"const": "search"}}, "required": ["bot"]},
+     "description": "budget_ms and iterations are for a search bot seat."},
+]}
+
+
+def document_seat_rules(spec) -> None:
+    """Add SEAT_SPEC_RULES to the SeatSpec component (apispec documents fields, not a schema's own checks)."""
+    spec.components.schemas["SeatSpec"].update(SEAT_SPEC_RULES)
+
+
 SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1  # what the store's JSON keeps exactly
 
 

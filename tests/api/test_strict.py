@@ -48,8 +48,10 @@ def test_away_takes_no_body_as_the_document_says(http, document):
     assert r.json["away"] == "random"
 
 
-def test_a_bot_account_seat_is_alone_a_422_like_every_wrong_shape(http):
+def test_a_bot_account_seat_is_alone_a_422_like_every_wrong_shape(http, document):
     for seat in ({"bot": "0", "bot_account": "0"}, {"name": "ann", "bot_account": "alpha"}):
+        assert not body_schema(document, "/matches").is_valid({"game": "super_blatt", "players": 2,
+                                                               "seats": [seat, {}]})  # the document says so too
         body = problem(http.post("/matches", json={"game": "super_blatt", "players": 2, "seats": [seat, {}]}), 422,
                        "invalid_body")
         assert "bot_account" in str(body["errors"])
