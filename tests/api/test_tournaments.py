@@ -178,3 +178,29 @@ def test_built_in_bots_enter_more_than_once_and_with_a_budget_named_apart(server
         "builtin:greedy": "greedy", "builtin:greedy#2": "greedy", "builtin:search@20": "search",
         "builtin:search@50ms": "search", "builtin:random#r1": "random"}
     assert all(seats[p]["name"] == p for p in seats)  # the seat carries the participant's own name
+
+
+def test_the_tournament_pages_examples_are_accepted_as_they_stand(http):
+    """docs/tournaments.md's request bodies, as written (their bot accounts registered first): created, and the
+    participants named as the page says."""
+    import json
+    import re
+
+    from tests.api.test_readme import ROOT
+
+    page = (ROOT / "docs" / "tournaments.md").read_text()
+    bodies = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", page, re.S)]
+    assert len(bodies) == 2
+    # the page's accounts, alpha and beta, under names of this test's own (another test may hold those)
+    own = {name: f"{name}-{uuid.uuid4().hex[:6]}" for name in ("alpha", "beta")}
+    for name in own.values():
+        assert http.post("/bots", json={"name": name, "games": ["super_blatt"]}).status_code == 201
+    shown = []
+    for body in bodies:
+        participants = [own.get(p, p) for p in body["participants"]]
+        created = http.post("/tournaments", json={**body, "participants": participants})
+        assert created.status_code == 201, created.get_json()
+        shown.append([{v: k for k, v in own.items()}.get(p, p) for p in created.get_json()["participants"]])
+    assert shown == [["alpha", "beta", "builtin:greedy"],
+                     ["alpha", "beta", "builtin:greedy", "builtin:greedy#2", "builtin:search@300ms", "builtin:random"]]
+    assert all(f"`{n}`" in page for n in shown[1])  # the names the page says the standings show
