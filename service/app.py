@@ -18,6 +18,7 @@ from service.api import (
     ROUTE,
     Api,
     Problem,
+    authenticate_first,
     problem_answer,
     problem_response,
     redis_unavailable,
@@ -36,6 +37,7 @@ from service.api import web as web_api
 from service.api import webhooks as webhooks_api
 from service.api.contract import camel, move_field
 from service.api.lanes import STATUS_LINES, Lanes, sized
+from service.api.webhooks import document_webhooks
 from service.config import Settings
 from service.connections import connect
 from service.games import GAMES
@@ -112,7 +114,8 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
         API_SPEC_OPTIONS={
             "info": {"description": "A REST referee for Das Super-Blatt, Paparazzo, Big Shot, Dice Party and "
                                     "Picture Perfect. It deals, rolls, validates every move and shows each seat "
-                                    "only what that seat may see. Errors are application/problem+json."},
+                                    "only what that seat may see. Errors are application/problem+json.",
+                     "license": {"name": "MIT", "identifier": "MIT"}},
             "servers": [{"url": "http://127.0.0.1:8000", "description": "`referee serve` with its defaults"}],
             "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
         },
@@ -123,7 +126,10 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     for blp in (web_api.blp, games_api.blp, matches_api.blp, streams_api.blp, lifecycle_api.blp, webhooks_api.blp,
                 ladder_api.blp, health_api.blp, metrics_api.blp, bots_api.blp, tournaments_api.blp):
         api.register_blueprint(blp)
+    document_webhooks(api.spec)
+    matches_api.document_seat_rules(api.spec)
     app.before_request(note_route)
+    app.before_request(authenticate_first)
     if not settings.cors_origins:  # flask-cors's headers depend on the request's Origin
         app.after_request(mark_fixed)
     if settings.cors_origins:

@@ -45,7 +45,7 @@ from typing import Any
 import orjson
 
 from service.games import BOT_KINDS, GAMES
-from service.problems import Problem
+from service.problems import Problem, wrong_shape
 from service.referee import Referee, new_token, player_of, token_hash
 from service.store import Status, events_key, match_key, streams_key
 
@@ -137,7 +137,7 @@ class Bots:
     # -- accounts ---------------------------------------------------------------------------------
     def register(self, name: str, games: list[str] | None, away: str = "random") -> dict:
         if not NAME.fullmatch(name) or name == "me":
-            raise Problem("invalid_body", "A bot's name is 2 to 32 characters: a-z, 0-9, '_' and '-', "
+            raise wrong_shape("A bot's name is 2 to 32 characters: a-z, 0-9, '_' and '-', "
                                           "starting with a letter or digit; not 'me'.")
         games = sorted(set(games or GAMES))
         unknown = [g for g in games if g not in GAMES]
@@ -270,7 +270,7 @@ class Bots:
                 out.append(s)
                 continue
             if s.get("name") or s.get("bot"):
-                raise Problem("invalid_body", "A seat is a name, a bot or a bot_account, one of them.")
+                raise wrong_shape("A seat is a name, a bot or a bot_account, one of them.")
             account = self.account(name)
             if game not in account["games"]:
                 raise Problem("game_not_played", f"The bot {name!r} plays {account['games']}, not {game!r}.")
@@ -340,7 +340,7 @@ class Bots:
         if not mine:
             open_ = [i for i, s in enumerate(seats) if not s]
             if not open_:
-                raise Problem("invalid_body", f"Leave a seat open ({{}}) or mark the bot's with "
+                raise wrong_shape(f"Leave a seat open ({{}}) or mark the bot's with "
                                               f"{{\"bot_account\": \"{name}\"}}.")
             seats[open_[0]] = {"bot_account": name}
             mine = open_[:1]

@@ -15,7 +15,7 @@ from collections import defaultdict
 import redis
 from openskill.models import PlackettLuce
 
-from service.problems import Problem
+from service.problems import Problem, wrong_shape
 from service.referee import HOST, Referee
 from service.store import Status
 
@@ -102,9 +102,9 @@ def report(ref: Referee, match_id: str, token: str | None, entrants: list[str], 
         raise Problem("not_host", "Only the match's host token can put it on the ladder.")
     players = match.meta["players"]
     if len(entrants) != players:
-        raise Problem("invalid_body", f"Name one entrant per seat: this match has {players}.")
+        raise wrong_shape(f"Name one entrant per seat: this match has {players}.")
     if any(not 0 <= s < players for s in forfeits):
-        raise Problem("invalid_body", f"Forfeits are seats 0 to {players - 1}.")
+        raise wrong_shape(f"Forfeits are seats 0 to {players - 1}.")
     if match.status == Status.FINISHED and not forfeits:
         place = {seat: i + 1 for i, tied in enumerate(match.result["ranking"]) for seat in tied}
         ranks, winners = [place[s] for s in range(players)], match.result["winners"]

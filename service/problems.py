@@ -37,6 +37,7 @@ CODES: dict[str, tuple[int, str]] = {
     "not_away": (409, "The seat is not away"),
     "seat_out": (409, "The seat forfeited the match"),
     "body_too_large": (413, "The request body is too large"),
+    "unsupported_media_type": (415, "The request body is not JSON"),
     "body_timeout": (408, "The request's body did not arrive in time"),
     "too_many_streams": (429, "Too many open event streams for this token"),
     "unknown_bot_account": (404, "No such bot account"),
@@ -79,3 +80,11 @@ class Problem(Exception):
             "code": self.code,
             **self.extra,
         }
+
+
+def wrong_shape(detail: str) -> Problem:
+    """``invalid_body`` for a JSON body of the wrong shape: 422, like every shape the schemas refuse (a 400 is
+    for a body that is not JSON, or a malformed header)."""
+    problem = Problem("invalid_body", detail)
+    problem.status = 422
+    return problem

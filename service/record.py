@@ -1,9 +1,12 @@
 """Match records and their replay through the game modules alone (no Redis, no Flask).
 
 A record (``GET /matches/{id}/record``, ``referee export``) holds what a match needs to be played
-again exactly: game, players, options, seed, seats and every move with the version it was applied
-at.  Every random draw comes from ``match_rng(seed, version)``, so ``replay`` reproduces each state
-and the result; ``referee replay FILE`` exits 1 when the result differs from the recorded one.
+again exactly: game, players, options, seed, seats and every move with its version.  A version means one thing
+everywhere (answers, events, records, webhooks): the match's version once the change was made, so a move sent
+with ``expected_version`` V is recorded at V + 1, as its events and its webhook ``move`` are.  Every random draw
+of a move comes from ``match_rng(seed, V)``, the version it was applied at, so ``replay`` reproduces each state
+and the result; ``referee replay FILE`` exits 1 when the result differs from the recorded one.  Records of
+format 1 (before this one meaning) held the version a move was applied at; they replay still.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from typing import Any
 
 from service.games import GAMES
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: the formats ``replay`` reads: how far each one's move version is past the version the move was applied at
+READS = {1: 0, 2: 1}
 
 
 def match_rng(seed: Any, step: int | str) -> random.Random:
@@ -36,6 +41,11 @@ def rank_forfeits(outcome: dict, out: list[int]) -> dict:
     return outcome
 
 
+def applied_at(record: dict, move: dict) -> int:
+    """The version a record's move was applied at (its random draws): one below its version."""
+    return move["version"] - READS[record["format_version"]]
+
+
 class ReplayError(Exception):
     """The record does not replay: a move is refused, or the match does not end where it should."""
 
@@ -45,8 +55,8 @@ def replay(record: dict, step: Callable[[int, dict, list[dict]], None] | None = 
 
     ``step(index, move, events)`` is called after each move, for printing.
     """
-    if record.get("format_version") != FORMAT_VERSION:
-        raise ReplayError(f"Unknown record format {record.get('format_version')!r}; this is {FORMAT_VERSION}.")
+    if record.get("format_version") not in READS:
+        raise ReplayError(f"Unknown record format {record.get('format_version')!r}; this reads {sorted(READS)}.")
     game = GAMES.get(record["game"])
     if game is None:
         raise ReplayError(f"Unknown game {record['game']!r}.")
@@ -57,7 +67,8 @@ def replay(record: dict, step: Callable[[int, dict, list[dict]], None] | None = 
         if m["seat"] not in game.to_act(state):
             raise ReplayError(f"Move {i} (version {m['version']}): seat {m['seat']} is not to act.")
         try:
-            events = game.apply(state, m["seat"], game.parse_move(m["move"]), match_rng(seed, m["version"]))
+            events = game.apply(state, m["seat"], game.parse_move(m["move"]),
+                                match_rng(seed, applied_at(record, m)))
         except Exception as exc:
             raise ReplayError(f"Move {i} (version {m['version']}) is refused: {exc}") from None
         if step is not None:

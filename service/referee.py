@@ -25,7 +25,7 @@ from service.config import Settings
 from service.games import BOT_KINDS, GAMES, PLUGINS, Game, GameError
 from service.metrics import clock_fired, counted_move
 from service.problems import Problem
-from service.record import FORMAT_VERSION, match_rng, rank_forfeits
+from service.record import FORMAT_VERSION, applied_at, match_rng, rank_forfeits
 from service.requestid import Queue  # RQ's, with the request id in each job's meta
 from service.store import (
     COMMIT_RETRIES,
@@ -964,7 +964,7 @@ class Referee:
         moves, after = [], 0
         while batch := self.store.events(match_id, after):
             after = batch[-1]["seq"]
-            moves += [{"version": e["v"] - 1, "seat": e["data"]["seat"], "move": e["data"]["move"], "at": e.get("at")}
+            moves += [{"version": e["v"], "seat": e["data"]["seat"], "move": e["data"]["move"], "at": e.get("at")}
                       for e in batch if e["type"] == "moved"]
         meta = match.meta
         return {"format_version": FORMAT_VERSION, "id": match.id, "game": match.game, "players": meta["players"],
@@ -985,7 +985,7 @@ class Referee:
                                 match_rng(seed, "setup"))
         events: list[dict] = []
         for m in moves[:step]:
-            events = game.apply(state, m["seat"], game.parse_move(m["move"]), match_rng(seed, m["version"]))
+            events = game.apply(state, m["seat"], game.parse_move(m["move"]), match_rng(seed, applied_at(record, m)))
         last = moves[step - 1] if step else None
         return {"step": step, "steps": len(moves), "seat": last["seat"] if last else None,
                 "move": last["move"] if last else None, "to_act": [] if game.is_over(state) else game.to_act(state),

@@ -19,6 +19,11 @@ Rulings (docs/tournaments.md says the same):
   are grouped top down, each group the highest ranked free participant with the nearest ranked ones
   that make no pair that met before; when no such grouping exists (a search of bounded size finds none),
   the grouping that repeats the fewest pairs, greedily.  Default rounds: ceil(log2(participants)).
+- **Built-in bots** may be entered more than once and with a budget: ``builtin:KIND``, ``builtin:search@300ms``
+  (milliseconds per decision) or ``builtin:search@200`` (iterations), as the arena names them, and
+  ``#LABEL`` names one apart; a built-in named again without a label gets ``#2``, ``#3``... in the order
+  given, so that every participant has a name of its own in the standings and on the ladder.  A bot account
+  plays one seat: it is named once.
 - **Seats** rotate fairly: a match's seats are filled first to last, each by whoever of its participants
   has sat there least so far, then by whoever sat latest on average.
 
@@ -36,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import secrets
 import time
 from collections import Counter
@@ -197,6 +203,53 @@ def seat_order(group: list[int], seated: dict[int, Counter]) -> list[int]:
 
 
 # -- the tournaments, in Redis --------------------------------------------------------------------------------
+#: ``builtin:KIND[@BUDGET][#LABEL]``: a budget is ``<milliseconds>ms`` or ``<iterations>``
+BUILTIN = re.compile(r"builtin:(?P<kind>[a-z_]{1,32})(?:@(?P<budget>[0-9]{1,6})(?P<ms>ms)?)?(?:#[a-z0-9_-]{1,8})?")
+#: the built-in bots that take a budget, and its bounds (as a seat of POST /matches has them)
+BUDGETED = {"search"}
+BUDGET_MS, ITERATIONS = (10, 10_000), (1, 100_000)
+
+
+def builtin_seat(participant: str) -> dict | None:
+    """A ``builtin:`` participant's seat in a match (``{"bot": kind, "budget_ms"|"iterations": n}``), else None;
+    a kind or budget the referee does not have is ``unknown_bot`` / ``invalid_tournament``."""
+    if not participant.startswith("builtin:"):
+        return None
+    found = BUILTIN.fullmatch(participant)
+    if found is None:
+        raise Problem("invalid_tournament", f"{participant!r}: a built-in bot is builtin:KIND, builtin:KIND@300ms or "
+                                            "builtin:KIND@200 (a budget), and #LABEL to name it apart.")
+    kind, budget = found["kind"], found["budget"]
+    if kind not in BOT_KINDS:
+        raise Problem("unknown_bot", f"The built-in bots are {sorted(BOT_KINDS)}, not {kind!r}.")
+    seat: dict = {"bot": kind}
+    if budget is not None:
+        if kind not in BUDGETED:
+            raise Problem("invalid_tournament", f"{participant!r}: only {sorted(BUDGETED)} take a budget; {kind} "
+                                                "plays the same at any.")
+        (lo, hi), key = (BUDGET_MS, "budget_ms") if found["ms"] else (ITERATIONS, "iterations")
+        if not lo <= int(budget) <= hi:
+            raise Problem("invalid_tournament", f"{participant!r}: {key} is {lo} to {hi}.")
+        seat[key] = int(budget)
+    return seat
+
+
+def named_apart(participants: list[str]) -> list[str]:
+    """Participants as the standings name them: a built-in bot given again without a label gets ``#2``, ``#3``...
+    (the first keeps its name); a bot account, or a label, given twice is refused."""
+    out: list[str] = []
+    for p in participants:
+        name, n = p, 1
+        while p.startswith("builtin:") and "#" not in p and name in out:
+            n += 1
+            name = f"{p}#{n}"
+        if name in out:
+            raise Problem("invalid_tournament", f"{p!r} is named twice: a bot account plays one seat, and a label "
+                                                "names one built-in bot.")
+        out.append(name)
+    return out
+
+
 class Tournaments:
     def __init__(self, ref: Referee) -> None:
         self.ref = ref
@@ -209,17 +262,12 @@ class Tournaments:
         g = GAMES[game]
         if not g.min_players <= size <= g.max_players:
             raise Problem("invalid_tournament", f"{g.title} is played by {g.min_players} to {g.max_players}.")
-        if len(set(participants)) != len(participants):
-            raise Problem("invalid_tournament", "Each participant is named once.")
+        participants = named_apart(participants)
         if len(participants) < size:
             raise Problem("invalid_tournament", f"A match needs {size} participants; {len(participants)} are named.")
         bots = Bots(self.ref)
         for p in participants:
-            kind = builtin(p)
-            if kind is not None:
-                if kind not in BOT_KINDS:
-                    raise Problem("unknown_bot", f"The built-in bots are {sorted(BOT_KINDS)}, not {kind!r}.")
-            elif game not in bots.account(p)["games"]:
+            if builtin_seat(p) is None and game not in bots.account(p)["games"]:
                 raise Problem("game_not_played", f"The bot {p!r} does not play {game!r}.")
         try:
             g.load_options(size, options or {})
@@ -349,8 +397,8 @@ class Tournaments:
             specs = []
             for p in seats:
                 name = state["participants"][p]
-                kind = builtin(name)
-                specs.append({"bot": kind, "name": name} if kind else {"bot_account": name})
+                seat = builtin_seat(name)
+                specs.append({**seat, "name": name} if seat else {"bot_account": name})
             clocked = None if all(builtin(state["participants"][p]) for p in seats) else state["clock"]
             created = bots.create_match(state["game"], size, state["options"], None, specs, clocked, True, None,
                                         {"tournament": state["id"], "round": number})

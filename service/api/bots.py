@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from flask import request
 from flask.views import MethodView
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate, validates
 
-from service.api import BEARER, MAX_INT, Blueprint, bearer, integer, problems, referee, text
+from service.api import BEARER, MAX_INT, Blueprint, bearer, flag, integer, problems, referee, text
 from service.api.matches import LAST_EVENT_ID, ClockSchema, SeatSpecSchema, hold_streams
 from service.bots import Bots, inbox_id
 from service.games import BOT_KINDS, GAMES
@@ -30,7 +30,12 @@ def bots() -> Bots:
 class RegisterSchema(Schema):
     name = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9][a-z0-9_-]{1,31}$", error=(
         "2 to 32 characters: a-z, 0-9, '_' and '-', starting with a letter or digit.")),
-        metadata={"example": "alpha"})
+        metadata={"example": "alpha", "not": {"enum": ["me"]}})
+
+    @validates("name")
+    def _not_me(self, value: str, **kwargs) -> None:
+        if value == "me":
+            raise ValidationError("'me' names the caller in /bots/me.")
     games = GAME_NAMES
     away = fields.String(load_default="random", validate=validate.OneOf(sorted(BOT_KINDS)), metadata={
         "description": "The built-in bot that plays this bot's seats while it is offline at its turn."})
@@ -63,7 +68,7 @@ class BotsSchema(Schema):
 
 
 class BotsQuerySchema(Schema):
-    online = fields.Boolean(metadata={"description": "Only the bots online (true) or offline (false)."})
+    online = flag(metadata={"description": "Only the bots online (true) or offline (false)."})
     game = fields.String(validate=validate.OneOf(sorted(GAMES)), metadata={"description": "Only bots of this game."})
 
 
@@ -171,7 +176,8 @@ class BotEvents(MethodView):
     @blp.arguments(BotEventsQuerySchema(), location="query")
     @blp.response(200, BotEventsSchema)
     @blp.doc(operationId="getBotEvents", security=BEARER, responses={"200": {
-        "description": "The bot's events as JSON, or as a live stream.", "content": {"text/event-stream": {
+        "description": "The bot's events as JSON, or as a live stream.", "content": {
+            "application/json": {"schema": BotEventsSchema}, "text/event-stream": {
             "schema": {"type": "string", "description": "With `Accept: text/event-stream`: Server-Sent Events, as a "
                        "match's stream: `retry:` first, each event with `id:` (its seq; resume with Last-Event-ID), "
                        "`event:` (its type) and `data:` (the event as JSON), a `: keep-alive` comment every "
@@ -241,7 +247,7 @@ class Accept(MethodView):
 
 @blp.route("/me/challenges/<string:challenge_id>/decline")
 class Decline(MethodView):
-    @blp.arguments(DeclineSchema())
+    @blp.arguments(DeclineSchema(), required=False)
     @blp.response(200, AnsweredSchema)
     @blp.doc(operationId="declineChallenge", security=BEARER)
     @problems(blp, "invalid_body", "bad_token", "unknown_challenge", "challenge_closed", "redis_unavailable")

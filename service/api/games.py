@@ -90,6 +90,7 @@ def describe(game: Game) -> dict:
 class Games(MethodView):
     @blp.response(200, GameListSchema)
     @blp.doc(operationId="listGames")
+    @problems(blp)
     def get(self):
         """List the games."""
         return {"games": [describe(g) for g in GAMES.values()]}

@@ -7,7 +7,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields
 from rq import Worker
 
-from service.api import Blueprint, integer, referee
+from service.api import Blueprint, integer, problem_responses, problems, referee
 
 blp = Blueprint("health", __name__, description="Liveness and readiness")
 
@@ -43,6 +43,7 @@ class ReadySchema(Schema):
 class Health(MethodView):
     @blp.response(200, HealthSchema)
     @blp.doc(operationId="healthz")
+    @problems(blp)
     def get(self):
         """The process answers."""
         return {"status": "ok"}
@@ -54,6 +55,7 @@ class Ready(MethodView):
     @blp.alt_response(503, schema=ReadySchema, description="Redis is unreachable, no worker is alive, or the store "
                                                            "refuses writes at its bound.")
     @blp.doc(operationId="readyz")
+    @problem_responses(blp, {400: ["malformed_request"], 408: ["body_timeout"]})  # its 503 is the answer above
     def get(self):
         """Redis answers, at least one worker is alive, and the store takes writes.
 

@@ -30,7 +30,9 @@ class AwayStateSchema(Schema):
 
 
 class RecordMoveSchema(Schema):
-    version = fields.Integer(metadata={"description": "The version the move was applied at (its random draws)."})
+    version = fields.Integer(metadata={"description": "The match's version once the move was made, as in its events "
+                                                      "and its webhook `move` (it was applied at the version before: "
+                                                      "its random draws)."})
     seat = fields.Integer()
     move = fields.Dict()
     at = fields.Float(allow_none=True, metadata={"description": "Server time (Unix seconds) of the move."})
@@ -64,7 +66,7 @@ class RematchSchema(Schema):
 
 @blp.route("/<string:match_id>/away")
 class Away(MethodView):
-    @blp.arguments(AwaySchema())
+    @blp.arguments(AwaySchema(), required=False)
     @blp.response(200, AwayStateSchema)
     @blp.doc(security=BEARER)
     @problems(blp, "invalid_body", *SEAT_ERRORS, "unknown_bot", "match_not_started", "match_over", "already_away",

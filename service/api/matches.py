@@ -15,8 +15,11 @@ from service.api import (
     MAX_INT,
     OPTIONAL_BEARER,
     Blueprint,
+    JsonBoolean,
     bearer,
+    flag,
     integer,
+    needed,
     problems,
     referee,
     text,
@@ -62,6 +65,27 @@ class SeatSpecSchema(Schema):
     def _budget_for_search(self, data: dict, **kwargs) -> None:
         if ("budget_ms" in data or "iterations" in data) and data.get("bot") != "search":
             raise ValidationError("budget_ms and iterations are for a search bot seat.", "bot")
+        if "bot_account" in data and data.keys() - {"bot_account"}:
+            raise ValidationError("A seat is a name, a bot or a bot_account, one of them.", "bot_account")
+
+
+#: what SeatSpecSchema's ``validates_schema`` checks, said in the document too (JSON Schema 2020-12)
+def _present(name: str) -> dict:
+    return {"properties": {name: {}}, "required": [name]}
+
+
+SEAT_SPEC_RULES = {"allOf": [
+    {"if": _present("bot_account"), "then": {"maxProperties": 1},
+     "description": "A bot_account seat names nothing else."},
+    {"if": {"anyOf": [_present("budget_ms"), _present("iterations")]},
+     "then": {"properties": {"bot": {"const": "search"}}, "required": ["bot"]},
+     "description": "budget_ms and iterations are for a search bot seat."},
+]}
+
+
+def document_seat_rules(spec) -> None:
+    """Add SEAT_SPEC_RULES to the SeatSpec component (apispec documents fields, not a schema's own checks)."""
+    spec.components.schemas["SeatSpec"].update(SEAT_SPEC_RULES)
 
 
 SEED_MIN, SEED_MAX = -(2**63), 2**64 - 1  # what the store's JSON keeps exactly
@@ -107,7 +131,7 @@ class CreateMatchSchema(Schema):
                                     {"type": "string", "maxLength": 100}]})
     seats = fields.List(fields.Nested(SeatSpecSchema), load_default=None, validate=validate.Length(max=16),
                         metadata={"description": "One entry per seat; {} leaves a seat open. Default: all open."})
-    listed = fields.Boolean(load_default=True, metadata={"description": "false keeps the match out of GET /matches "
+    listed = JsonBoolean(load_default=True, metadata={"description": "false keeps the match out of GET /matches "
                                                                         "(whoever has its id can still join)."})
     clock = fields.Nested(ClockSchema, load_default=None, metadata={
         "description": "A turn clock: move_seconds, or initial_seconds and increment_seconds; and on_timeout."})
@@ -218,7 +242,7 @@ class MatchSchema(Schema):
 class ListQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf([s.value for s in Status]))
     game = fields.String(metadata={"example": "super_blatt"})
-    open = fields.Boolean(metadata={"description": "true: only matches with a seat to join; false: only full ones."})
+    open = flag(metadata={"description": "true: only matches with a seat to join; false: only full ones."})
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
     cursor = fields.String(validate=validate.Length(max=64),
                            metadata={"description": "next_cursor of the previous page."})
@@ -258,7 +282,7 @@ class SnapshotQuerySchema(Schema):
     since = integer(metadata={"description": "Wait for a version above this."})
     wait = fields.Float(load_default=0, validate=validate.Range(min=0, max=3600), metadata={
         "description": "Seconds to hold the request; the server holds it at most REFEREE_MAX_WAIT (default 60)."})
-    legal_moves = fields.Boolean(load_default=False, metadata={
+    legal_moves = flag(load_default=False, metadata={
         "description": "Also list the caller's legal moves at the answered version: a seat told that its turn "
                        "has come (a long-poll) learns what it may play in the same answer."})
 
@@ -318,7 +342,7 @@ class EventsQuerySchema(Schema):
     wait = fields.Float(validate=validate.Range(min=0, max=86400), metadata={
         "description": "text/event-stream only: seconds to keep the stream open (default: until the match ends; "
                        "the server may end a stream sooner, resume it with Last-Event-ID)."})
-    legal_moves = fields.Boolean(load_default=False, metadata={
+    legal_moves = flag(load_default=False, metadata={
         "description": "text/event-stream only: whenever the caller's seat is to act, a `legal_moves` frame "
                        "(`{version, moves}`) follows the events of that version."})
     ticket = fields.String(validate=validate.Regexp(r"^[A-Za-z0-9_-]{16,64}$", error="Not a stream ticket."),
@@ -537,7 +561,7 @@ class Photo(MethodView):
 
 #: the two requests of every move, answered by hot lanes (service/api/lanes.py) with these routes' own code
 HOT = {
-    LegalMoves.get: lambda ref, call: ref.legal_moves(call.match_id, call.token),
-    Moves.post: lambda ref, call: submit_move(ref, call.match_id, call.token, call.body,
+    LegalMoves.get: lambda ref, call: ref.legal_moves(call.match_id, needed(call.token)),
+    Moves.post: lambda ref, call: submit_move(ref, call.match_id, needed(call.token), call.body,
                                               call.header("Idempotency-Key")),
 }

@@ -15,7 +15,7 @@ from flask import request
 from flask.views import MethodView
 from marshmallow import Schema, ValidationError, fields, validate
 
-from service.api import MAX_INT, Blueprint, problems, referee
+from service.api import MAX_INT, Blueprint, flag, problems, referee
 from service.api.matches import hold_streams
 from service.problems import Problem
 
@@ -23,6 +23,8 @@ blp = Blueprint("streams", __name__, url_prefix="/events", description="One even
 
 #: ``MATCH_ID,AFTER`` or ``MATCH_ID,AFTER,TICKET``
 FOLLOW = re.compile(r"(?P<match>[A-Za-z0-9_-]{1,64}),(?P<after>[0-9]{1,16})(?:,(?P<ticket>[A-Za-z0-9_-]{16,64}))?")
+#: the same, as the document's pattern (ECMA-262: no named groups)
+FOLLOW_PATTERN = r"^[A-Za-z0-9_-]{1,64},[0-9]{1,16}(,[A-Za-z0-9_-]{16,64})?$"
 MAX_FOLLOWS = 64
 
 
@@ -33,11 +35,12 @@ def follow(value: str) -> None:
 
 
 class FollowQuerySchema(Schema):
-    follow = fields.List(fields.String(validate=follow), required=True, validate=validate.Length(1, MAX_FOLLOWS),
+    follow = fields.List(fields.String(validate=[validate.Regexp(FOLLOW_PATTERN), follow]), required=True,
+                         validate=validate.Length(1, MAX_FOLLOWS),
                          metadata={"description": "Each match to follow, in order (a frame's id starts with its "
                                                   "index): `MATCH_ID,AFTER` (a spectator) or `MATCH_ID,AFTER,TICKET` "
                                                   "(the ticket's seat, from POST /matches/{id}/stream-ticket)."})
-    legal_moves = fields.Boolean(load_default=False, metadata={
+    legal_moves = flag(load_default=False, metadata={
         "description": "A `legal_moves` frame whenever a followed seat is to act, as on a match's own stream."})
 
 

@@ -13,8 +13,9 @@ from service.tournaments import Tournaments
 blp = Blueprint("tournaments", __name__, url_prefix="/tournaments",
                 description="Tournaments of bot accounts and built-in bots, paired and started automatically")
 
-PARTICIPANT = fields.String(validate=validate.Regexp(r"^([a-z0-9][a-z0-9_-]{1,31}|builtin:[a-z_]{1,32})$", error=(
-    "A participant is a bot account's name or builtin:KIND.")))
+PARTICIPANT = fields.String(validate=validate.Regexp(
+    r"^([a-z0-9][a-z0-9_-]{1,31}|builtin:[a-z_]{1,32}(@[0-9]{1,6}(ms)?)?(#[a-z0-9_-]{1,8})?)$",
+    error="A participant is a bot account's name, or builtin:KIND with an optional @BUDGET and #LABEL."))
 
 
 class CreateTournamentSchema(Schema):
@@ -24,7 +25,11 @@ class CreateTournamentSchema(Schema):
     rounds = integer(1, 64, strict=True, load_default=None, metadata={
         "description": "Swiss: rounds to play (default ceil(log2(participants))); round robin: as many as it takes."})
     participants = fields.List(PARTICIPANT, required=True, validate=validate.Length(2, 256), metadata={
-        "example": ["alpha", "beta", "builtin:greedy"]})
+        "description": "Bot accounts (each once) and built-in bots: `builtin:KIND`, with a budget "
+                       "`builtin:search@300ms` (milliseconds per decision) or `builtin:search@200` (iterations), "
+                       "and `#LABEL` to name one apart. A built-in bot given again without a label is named `#2`, "
+                       "`#3`... in the standings.",
+        "example": ["alpha", "beta", "builtin:greedy", "builtin:greedy", "builtin:search@300ms", "builtin:random"]})
     clock = fields.Nested(ClockSchema, load_default=None, metadata={
         "description": "The clock of matches with a bot account (default move_seconds 30, on_timeout forfeit: a "
                        "bot that misses its clock forfeits that match, not the tournament)."})
@@ -132,6 +137,7 @@ class TournamentResource(MethodView):
 @blp.route("/<string:tid>/page")
 class TournamentPage(MethodView):
     @blp.response(200, description="The tournament's live page (HTML).", content_type="text/html")
+    @problems(blp)
     def get(self, tid: str):
         """A tournament in a browser: standings and rounds, kept up to date."""
         return page("tournament.html")

@@ -14,7 +14,7 @@ from flask import request, send_from_directory
 from flask.views import MethodView
 from marshmallow import Schema, fields
 
-from service.api import Blueprint
+from service.api import Blueprint, problems
 from service.api.games import GameSchema, describe
 from service.games import GAMES
 
@@ -51,6 +51,7 @@ class Index(MethodView):
     @blp.response(200, IndexSchema)
     @blp.alt_response(200, description="For a browser (`Accept: text/html`): the lobby page.",
                       content_type="text/html", success=True)
+    @problems(blp)
     def get(self):
         """The lobby in a browser; for any other client a JSON index: the games, the documentation
         (Swagger UI, ReDoc, the OpenAPI document) and where to go next."""
@@ -64,6 +65,7 @@ class Index(MethodView):
 class Table(MethodView):
     @blp.response(200, description="The web table page (HTML); the seat's token goes in the URL fragment "
                   "(`#token=...`), without one it shows the spectator view.", content_type="text/html")
+    @problems(blp)
     def get(self, match_id: str):
         """A match's table in a browser: the seat's view drawn as a picture, its legal moves as controls."""
         return page("table.html")

@@ -8,7 +8,8 @@ from __future__ import annotations
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
-from service.api import BEARER, Blueprint, bearer, problems, referee
+from service.api import BEARER, Blueprint, bearer, integer, problems, referee
+from service.api.contract import OUTCOMES, ForfeitData, TimeoutData, camel, const, ref
 from service.webhooks import EVENT_TYPES
 
 blp = Blueprint("webhooks", __name__, url_prefix="/matches",
@@ -73,3 +74,104 @@ class Secret(MethodView):
     def post(self, match_id: str):
         """Rotate the signing secret (host token): every delivery from now on is signed with the new one."""
         return referee().rotate_webhook_secret(match_id, bearer())
+
+
+# -- the messages, in the document's `webhooks` (OpenAPI 3.1) ---------------------------------------------
+class WebhookData(Schema):
+    match_id = fields.String(required=True)
+
+
+class WebhookStartedData(WebhookData):
+    to_act = fields.List(integer(), required=True, metadata={"description": "The seats to act first."})
+
+
+class WebhookTurnData(WebhookData):
+    version = integer(required=True, metadata={"description": "The match's version now: the `expected_version` "
+                                                              "of a move made on this turn."})
+    to_act = fields.List(integer(), required=True)
+
+
+class WebhookEventSchema(Schema):
+    type = fields.String(required=True, metadata={"description": "The game's event type (GET /games/{game})."})
+    data = fields.Dict(required=True)
+
+
+class WebhookMoveData(WebhookData):
+    version = integer(required=True, metadata={"description": "The version the move made, as its events and the "
+                                                              "record say (docs/api.md)."})
+    seat = integer(required=True)
+    events = fields.List(fields.Nested(WebhookEventSchema), required=True,
+                         metadata={"description": "The move's public events: what a spectator saw."})
+
+
+class WebhookTimeoutData(WebhookData, TimeoutData):
+    pass
+
+
+class WebhookForfeitData(WebhookData, ForfeitData):
+    pass
+
+
+class WebhookFinishedData(WebhookData):
+    result = fields.Dict(required=True, metadata={
+        "description": "As GET /matches/{id}/result, without id, game and status: the match's <Game>Outcome.",
+        "anyOf": [{"$ref": ref(schema.__name__)} for schema in OUTCOMES.values()]})
+
+
+#: each message type: (what its ``data`` holds, when it is sent)
+MESSAGES: dict[str, tuple[type[Schema], str]] = {
+    "match.started": (WebhookStartedData, "The last seat was filled: the match is active."),
+    "turn": (WebhookTurnData, "Seats are to act at this version (sent only while it is still the match's version)."),
+    "move": (WebhookMoveData, "A move was applied."),
+    "seat.timeout": (WebhookTimeoutData, "A turn clock ran out."),
+    "seat.forfeit": (WebhookForfeitData, "A seat sent a move the rules refuse under a clock's `on_illegal: forfeit`."),
+    "match.finished": (WebhookFinishedData, "The scoring is done."),
+    "match.aborted": (WebhookData, "The host aborted the match."),
+}
+assert set(MESSAGES) == set(EVENT_TYPES)
+
+SIGNATURE_HEADERS = [
+    {"name": "webhook-id", "in": "header", "required": True, "schema": {"type": "string"},
+     "description": "The message's id, stable across retries: drop a message whose id you have seen."},
+    {"name": "webhook-timestamp", "in": "header", "required": True, "schema": {"type": "string", "pattern": "^[0-9]+$"},
+     "description": "Unix seconds of this attempt; signed, so that a stale message is refused."},
+    {"name": "webhook-signature", "in": "header", "required": True,
+     "schema": {"type": "string", "pattern": "^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$"},
+     "description": "`v1,<base64 HMAC-SHA256>` of `{webhook-id}.{webhook-timestamp}.{body}` with the secret's key "
+                    "(Standard Webhooks); a receiver accepts any of several, space-separated."},
+]
+
+
+def message_schemas() -> dict[str, type[Schema]]:
+    """``<Type>Message`` for each message type: ``{type, timestamp, data}``, with ``type`` fixed."""
+    return {kind: type(f"{camel(kind.replace('.', '_'))}Message", (MessageSchema,),
+                       {"type": const(kind), "data": fields.Nested(data, required=True)})
+            for kind, (data, _) in MESSAGES.items()}
+
+
+class MessageSchema(Schema):
+    type = fields.String(required=True)
+    timestamp = fields.String(required=True, metadata={"format": "date-time",
+                                                       "description": "When this attempt was made (ISO 8601)."})
+    data = fields.Dict(required=True)
+
+
+def document_webhooks(spec) -> None:
+    """The messages a match's webhook sends, as the document's ``webhooks`` (OpenAPI 3.1): each one's body, its
+    signature headers, and what the receiver's answer means."""
+    hooks = {}
+    for kind, schema in message_schemas().items():
+        name = schema.__name__
+        spec.components.schema(name, schema=schema)
+        body = {"required": True, "content": {"application/json": {"schema": {"$ref": ref(name)}}}}
+        hooks[kind] = {"post": {
+            "operationId": name[0].lower() + name[1:], "summary": f"`{kind}`",
+            "description": MESSAGES[kind][1] + " Signed by Standard Webhooks.",
+            "tags": ["webhooks"], "security": [], "parameters": SIGNATURE_HEADERS, "requestBody": body,
+            "responses": {"2XX": {"description": "Received: the cursor moves on and the next message goes."},
+                          "4XX": {"description": RETRIED}}}}
+    spec.options["webhooks"] = hooks
+
+
+RETRIED = ("Not received: retried with backoff (2, 4, 8... s, at most an hour apart) until the message is "
+           "REFEREE_WEBHOOK_MAX_AGE seconds old, as any answer but a 2xx, a timeout or a refused connection is.")

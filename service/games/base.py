@@ -256,6 +256,9 @@ class Game:
             loaded = self.Options().load(dict(options or {}))
         except ValidationError as exc:
             raise InvalidOptions(f"Invalid options: {exc.messages}") from None
+        where = coerced(dict(options or {}), loaded)
+        if where is not None:
+            raise InvalidOptions(f"Invalid options: {{{where!r}: ['Not a valid {where_type(loaded, where)}.']}}")
         first = loaded.get("first_seat")
         if first is not None and first >= players:
             raise InvalidOptions(f"first_seat must be below the number of players ({players}).")
@@ -278,6 +281,9 @@ class Game:
             loaded = schema.load(body)
         except ValidationError as exc:
             raise InvalidMove(f"Invalid {kind!r} move: {exc.messages}") from None
+        where = coerced(body, loaded)
+        if where is not None:
+            raise InvalidMove(f"Invalid {kind!r} move: {{{where!r}: ['Not a valid {where_type(loaded, where)}.']}}")
         return {"type": kind, **loaded}
 
     def _move_schema(self, kind: str) -> Schema | None:
@@ -287,6 +293,37 @@ class Game:
             cls = self.moves.get(kind)
             cache[kind] = cls() if cls is not None else None
         return cache[kind]
+
+
+def coerced(raw: Any, loaded: Any, path: str = "") -> str | None:
+    """Where marshmallow's lenient fields turned a value of another JSON type into a boolean or a number (``0`` or
+    ``"yes"`` into a Boolean, ``"3"`` or ``0.5`` into an Integer, ``"1.5"`` into a Float): the path of the first,
+    else None.  The document says ``boolean``, ``integer``, ``number``, and a client generated from it is refused
+    anything else, alike in a move, in options and in the referee's own fields.  (A JSON number whose fraction
+    is zero is an integer already: the API's parser reads ``2.0`` as 2, as JSON Schema does.)"""
+    if isinstance(loaded, bool):
+        return None if isinstance(raw, bool) else path or "value"
+    if isinstance(loaded, (int, float)):
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (isinstance(loaded, int) and raw != loaded):
+            return path or "value"
+        return None
+    if isinstance(raw, dict) and isinstance(loaded, dict):
+        found = (coerced(raw[k], loaded[k], f"{path}.{k}" if path else k) for k in raw.keys() & loaded.keys())
+        return next((w for w in found if w is not None), None)
+    if isinstance(raw, list) and isinstance(loaded, list):
+        found = (coerced(a, b, f"{path}[{i}]") for i, (a, b) in enumerate(zip(raw, loaded)))
+        return next((w for w in found if w is not None), None)
+    return None
+
+
+def where_type(loaded: Any, path: str) -> str:
+    """The JSON type the value at ``path`` (as ``coerced`` names it) should have had."""
+    for part in path.replace("[", ".[").split("."):
+        if part.startswith("["):
+            loaded = loaded[int(part[1:-1])]
+        elif isinstance(loaded, dict) and part in loaded:
+            loaded = loaded[part]
+    return "boolean" if isinstance(loaded, bool) else "integer" if isinstance(loaded, int) else "number"
 
 
 def safe_default(moves: Sequence[Move], prefer: Sequence[str] = ()) -> Move:

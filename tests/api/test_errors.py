@@ -110,7 +110,7 @@ def test_bad_match_creation(http):
             422, "unknown_bot")
     problem(http.post("/matches", json={"game": "super_blatt", "players": "two"}), 422, "invalid_body")
     problem(http.post("/matches", json={"game": "super_blatt", "players": 2, "seed": [1]}), 422, "invalid_body")
-    problem(http.post("/matches", data="game=super_blatt", content_type="text/plain"), 422, "invalid_body")
+    problem(http.post("/matches", data="game=super_blatt", content_type="text/plain"), 415, "unsupported_media_type")
 
 
 def test_oversized_body(http, match):

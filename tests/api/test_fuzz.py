@@ -2,8 +2,10 @@
 stateful phase, on real matches with real seat and host tokens, then hypothesis-built hostile
 bodies.  No answer may be a 5xx; every error is problem+json; a refused move changes nothing.
 
-Together the three tests send at least 5,000 fuzzed requests (2,700 + 500 from schemathesis,
-counted at the WSGI entry, and 2,000 hostile bodies); run with ``-s`` to see the counts.
+Together the three tests send at least 3,100 fuzzed requests (2,000 + 500 from schemathesis,
+counted at the WSGI entry, and 600 hostile bodies); run with ``-s`` to see the counts.  They are bounded
+to about a minute; tests/api/test_fuzz_live.py runs schemathesis's own runner (its coverage phase too) against
+a live server.
 """
 
 from __future__ import annotations
@@ -165,7 +167,7 @@ def checks_for(operation) -> list:
 
 def fuzz(app, operation) -> None:
     @given(case=operation.as_strategy())
-    @settings(QUICK, max_examples=300)
+    @settings(QUICK, max_examples=60)
     def run(case):
         case.call_and_validate(app=app, checks=checks_for(operation))
 
@@ -176,7 +178,7 @@ def test_every_operation_fuzzed_on_real_matches(app, schema, counted):
     before = counted.requests
     for operation in operations(schema):
         fuzz(app, operation)
-    sent(counted, before, 2700, "schemathesis, operation by operation")
+    sent(counted, before, 2000, "schemathesis, operation by operation")
 
 
 def test_stateful_phase(app, schema, counted):
@@ -248,7 +250,7 @@ def test_hostile_bodies(app, table, counted):
     @given(body=hostile_text(), mid=st.sampled_from(ids), token=st.sampled_from(tokens),
            route=st.sampled_from(["/moves", "/join", ""]),
            key=st.none() | st.text(st.characters(exclude_characters="\r\n"), max_size=6))
-    @settings(QUICK, max_examples=2000)
+    @settings(QUICK, max_examples=600)
     def run(body, mid, token, route, key):
         path = f"/matches/{mid}{route}" if route else "/matches"
         headers = {"Authorization": f"Bearer {token}"}
@@ -264,4 +266,4 @@ def test_hostile_bodies(app, table, counted):
 
     run()
     print(f"\nhostile bodies: {len(posts)} POSTs (and a GET or two each to see that nothing changed)")
-    assert len(posts) >= 2000 and not counted.errors, counted.errors[:10]
+    assert len(posts) >= 600 and not counted.errors, counted.errors[:10]

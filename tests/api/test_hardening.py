@@ -67,7 +67,7 @@ def test_duplicate_keys_say_which(http, match):
     assert "Duplicate key 'move'" in problem(r, 400, "invalid_body")["detail"]
 
 
-@pytest.mark.parametrize("value", ['"1"', "1.5", "1.0", "true", "[1]", str(2**53), "-1"])
+@pytest.mark.parametrize("value", ['"1"', "1.5", "1.000001", "true", "[1]", str(2**53), "-1", "9007199254740992.0"])
 def test_expected_version_is_a_json_integer_in_range(http, match, value):
     before = state_of(http, match["id"], match["token"])
     body = f'{{"move": {{"type": "take", "column": 0}}, "expected_version": {value}}}'
@@ -90,7 +90,7 @@ def test_printable_unicode_names_and_big_seeds_are_fine(http):
             "invalid_body")
     problem(http.post("/matches", json={"game": "super_blatt", "players": 2, "seed": "a\u0000"}), 422,
             "invalid_body")
-    problem(http.post("/matches", json={"game": "super_blatt", "players": 2.0}), 422, "invalid_body")
+    problem(http.post("/matches", json={"game": "super_blatt", "players": 2.5}), 422, "invalid_body")
 
 
 def test_an_idempotency_key_stands_for_one_request(http, match):

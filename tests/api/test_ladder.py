@@ -73,7 +73,9 @@ def test_only_the_host_rates_and_bad_reports_change_nothing(app, http):
     assert rate(http, m, ["p"]).get_json()["code"] == "invalid_body"  # one entrant per seat
     assert rate(http, m, ["p", "q"], forfeits=[7]).get_json()["code"] == "invalid_body"
     assert rate(http, {**m, "id": "nosuchmatch"}, ["p", "q"]).get_json()["code"] == "unknown_match"
-    assert http.post("/ladder", json={"match_id": m["id"]}).get_json()["code"] == "invalid_body"
+    assert http.post("/ladder", json={"match_id": m["id"]}).get_json()["code"] == "bad_token"  # no token: 401 first
+    no_entrants = http.post("/ladder", json={"match_id": m["id"]}, headers={"Authorization": f"Bearer {seat_token}"})
+    assert (no_entrants.status_code, no_entrants.get_json()["code"]) == (422, "invalid_body")
     assert http.get("/ladder?game=chess").status_code == 422
     assert rate(http, m, ["p", "q"]).status_code == 201  # nothing above used up the match
 

@@ -226,7 +226,8 @@ def test_forfeit_zombie_to_the_end_ranks_last_then_record_replay_and_rematch(iso
 
     record = ref.record(mid, None)
     assert record["seats"][0]["forfeited"] and record["clock"]["on_timeout"] == "forfeit"
-    assert [m["version"] for m in record["moves"]] == list(range(2, 2 + len(record["moves"])))
+    # a move's version is the match's once it was made (applied at the one before), as in its events
+    assert [m["version"] for m in record["moves"]] == list(range(3, 3 + len(record["moves"])))
     assert replay(record) == record["result"] == {k: v for k, v in result.items() if k not in ("id", "game",
                                                                                               "status")}
     path = tmp_path / "record.json"

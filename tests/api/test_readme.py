@@ -74,3 +74,19 @@ def test_readme_python_client_plays_a_match_to_the_end(server):
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert "'status': 'finished'" in out.stdout and "'winners'" in out.stdout, out.stdout
+
+
+def test_readme_python_stream_example_follows_the_match_it_played(server):
+    """The README's stream example, run after its Python client example (it names that example's `ref` and `m`):
+    every event the seat saw, then the end of the stream."""
+    text = README.read_text()
+    play = re.search(r"## Python client\s*```python\n(.*?)```", text, re.S)
+    stream = re.search(r"resumes a dropped or server-ended stream.*?```python\n(.*?)```", text, re.S)
+    assert play and stream, "README lost its Python client or stream example"
+    code = play.group(1).replace('"http://127.0.0.1:8000"', repr(server.url)) + stream.group(1)
+    out = subprocess.run([sys.executable, "-c", code], cwd=README.parent, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert any(line.startswith("moved ") for line in lines), out.stdout[-2000:]
+    assert "'status': 'finished'" in lines[-1], out.stdout[-2000:]

@@ -118,7 +118,15 @@ def test_a_tournament_that_cannot_be_played_is_refused(http):
                 "participants": ["builtin:random", "builtin:greedy"]}
         return http.post("/tournaments", json={**base, **body})
 
-    assert create(participants=["builtin:random", "builtin:random"]).get_json()["code"] == "invalid_tournament"
+    assert create(participants=["builtin:random#a", "builtin:random#a"]).get_json()["code"] == "invalid_tournament"
+    name = f"twice-{uuid.uuid4().hex[:6]}"
+    assert http.post("/bots", json={"name": name, "games": ["super_blatt"]}).status_code == 201
+    assert create(participants=[name, name]).get_json()["code"] == "invalid_tournament"  # an account plays one seat
+    for budget in ("builtin:greedy@2", "builtin:random@300ms", "builtin:search@5ms", "builtin:search@10001ms",
+                   "builtin:search@0", "builtin:search@100001"):  # greedy and random take no budget
+        refused = create(participants=[budget, "builtin:greedy"])
+        assert (refused.status_code, refused.get_json()["code"]) == (422, "invalid_tournament"), budget
+    assert create(participants=["builtin:search@2s", "builtin:greedy"]).get_json()["code"] == "invalid_body"
     assert create(players_per_match=9).get_json()["code"] == "invalid_tournament"
     assert create(participants=[f"nobody-{uuid.uuid4().hex[:6]}", "builtin:greedy"]).get_json()["code"] == \
         "unknown_bot_account"
@@ -140,3 +148,59 @@ def test_every_tournament_match_forfeits_a_seat_for_a_refused_move_whatever_cloc
         assert created.status_code == 201, created.get_json()
         shown = http.get(f"/tournaments/{created.get_json()['id']}").get_json()["clock"]
         assert shown["on_illegal"] == "forfeit" and shown["on_timeout"] == "forfeit"
+
+
+def test_built_in_bots_enter_more_than_once_and_with_a_budget_named_apart(server):
+    """Two remote-free tournaments' worth in one: the same built-in twice, a search bot with an iteration budget
+    and one with a time budget, played to the end by the server's workers; each named apart in the standings."""
+    import requests
+
+    from tests.conftest import wait_for
+
+    given = ["builtin:greedy", "builtin:greedy", "builtin:search@20", "builtin:search@50ms", "builtin:random#r1"]
+    created = requests.post(f"{server.url}/tournaments", json={
+        "game": "super_blatt", "players_per_match": 2, "format": "swiss", "rounds": 2, "participants": given},
+        timeout=30)
+    assert created.status_code == 201, created.json()
+    tour = created.json()
+    names = ["builtin:greedy", "builtin:greedy#2", "builtin:search@20", "builtin:search@50ms", "builtin:random#r1"]
+    assert tour["participants"] == names
+    done = wait_for(lambda: (t := requests.get(f"{server.url}/tournaments/{tour['id']}", timeout=10).json())[
+        "status"] == "finished" and t, timeout=240, interval=0.5)
+    assert sorted(row["participant"] for row in done["standings"]) == sorted(names)
+    assert sum(row["matches"] for row in done["standings"]) == 2 * len(done["matches"]) == 8
+    seats = {}
+    for m in done["matches"]:
+        snap = requests.get(f"{server.url}/matches/{m['match_id']}", timeout=10).json()
+        for seat in m["seats"]:
+            seats[seat["participant"]] = snap["seats"][seat["seat"]]
+    assert {p: s["bot"] for p, s in seats.items()} == {
+        "builtin:greedy": "greedy", "builtin:greedy#2": "greedy", "builtin:search@20": "search",
+        "builtin:search@50ms": "search", "builtin:random#r1": "random"}
+    assert all(seats[p]["name"] == p for p in seats)  # the seat carries the participant's own name
+
+
+def test_the_tournament_pages_examples_are_accepted_as_they_stand(http):
+    """docs/tournaments.md's request bodies, as written (their bot accounts registered first): created, and the
+    participants named as the page says."""
+    import json
+    import re
+
+    from tests.api.test_readme import ROOT
+
+    page = (ROOT / "docs" / "tournaments.md").read_text()
+    bodies = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", page, re.S)]
+    assert len(bodies) == 2
+    # the page's accounts, alpha and beta, under names of this test's own (another test may hold those)
+    own = {name: f"{name}-{uuid.uuid4().hex[:6]}" for name in ("alpha", "beta")}
+    for name in own.values():
+        assert http.post("/bots", json={"name": name, "games": ["super_blatt"]}).status_code == 201
+    shown = []
+    for body in bodies:
+        participants = [own.get(p, p) for p in body["participants"]]
+        created = http.post("/tournaments", json={**body, "participants": participants})
+        assert created.status_code == 201, created.get_json()
+        shown.append([{v: k for k, v in own.items()}.get(p, p) for p in created.get_json()["participants"]])
+    assert shown == [["alpha", "beta", "builtin:greedy"],
+                     ["alpha", "beta", "builtin:greedy", "builtin:greedy#2", "builtin:search@300ms", "builtin:random"]]
+    assert all(f"`{n}`" in page for n in shown[1])  # the names the page says the standings show

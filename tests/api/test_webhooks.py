@@ -4,6 +4,7 @@ recovers gets every message, in order, once its retries succeed; a refused targe
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -13,17 +14,20 @@ import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 import redis
 import requests
+from jsonschema import Draft202012Validator
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from clients.client import Referee, RefereeError
 from service.config import Settings
+from service.openapi import spec_dict
 from service.referee import Actor
 from service.referee import Referee as Engine
-from service.webhooks import Allowed, TargetRefused, check_target, deliver, due_key, messages
+from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, deliver, due_key, messages
 from tests.conftest import ROOT, Server, wait_for
 
 
@@ -54,12 +58,39 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def delivered(self, secret: str) -> list[dict]:
-        """The messages answered 200, each verified against ``secret``."""
-        return [Webhook(secret).verify(body, headers) | {"id": headers["webhook-id"]}
-                for headers, body, status in self.got if status == 200]
+        """The messages answered 200, each verified against ``secret`` and against the document's ``webhooks``."""
+        out = []
+        for headers, body, status in self.got:
+            conforms(headers, body)
+            if status == 200:
+                out.append(Webhook(secret).verify(body, headers) | {"id": headers["webhook-id"]})
+        return out
 
     def close(self) -> None:
         self.server.shutdown()
+
+
+@functools.cache
+def webhooks() -> dict:
+    return spec_dict()["webhooks"]
+
+
+@functools.cache
+def message_validator(kind: str) -> Draft202012Validator:
+    """The document's schema of a message type's body (OpenAPI 3.1 ``webhooks``), strictly: every field declared."""
+    schema = webhooks()[kind]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    return Draft202012Validator({**schema, "components": spec_dict()["components"]},
+                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def conforms(headers: dict, body: bytes) -> None:
+    """A delivery is what the document's ``webhooks`` says of its type: its body and its signature headers."""
+    message = json.loads(body)
+    assert message["type"] in webhooks(), message["type"]
+    errors = list(message_validator(message["type"]).iter_errors(message))
+    assert not errors, f"{message['type']}: {errors[0].message} at {list(errors[0].absolute_path)}"
+    for header in webhooks()[message["type"]]["post"]["parameters"]:
+        assert Draft202012Validator(header["schema"]).is_valid(headers[header["name"]]), header["name"]
 
 
 @pytest.fixture(scope="module")
@@ -120,6 +151,11 @@ def test_every_delivery_verifies_and_comes_in_order_with_only_public_events(hook
             assert all(e in seen[mv["version"]] for e in mv["events"]), "only what a spectator sees"
         assert got[-1]["data"]["result"] == {k: v for k, v in ref.result(m["id"]).items()
                                              if k not in ("id", "game", "status")}
+        # one meaning of version (docs/api.md): the record's moves carry the versions their events and messages do
+        record = requests.get(f"{hooked.url}/matches/{m['id']}/record").json()
+        assert [r["version"] for r in record["moves"]] == [mv["version"] for mv in moves]
+        own = [e["version"] for e in ref.events(m["id"], m["seats"][0]["token"])["events"] if e["type"] == "moved"]
+        assert own == [r["version"] for r in record["moves"] if r["seat"] == 0]  # a seat's own `moved` events
 
         headers, body, _ = receiver.got[0]
         with pytest.raises(WebhookVerificationError):  # the signature covers the body
@@ -399,3 +435,98 @@ def test_a_delivery_job_is_never_enqueued_twice_under_one_id(redis_url):
         assert queue.job_ids == [op["id"]]  # pushed once
     finally:
         queue.delete(delete_jobs=True)
+
+
+def test_the_webhook_pages_local_example_runs(hooked, tmp_path):
+    """docs/webhooks.md's local variant (its first example needs an outside host): a receiver on loopback gets
+    every message of a match of two bots, each verifiable by the secret the creation answered."""
+    import re
+    import socket
+
+    block = re.search(r"<!-- webhook:local -->\s*```sh\n(.*?)```\s*<!-- /webhook:local -->",
+                      (ROOT / "docs" / "webhooks.md").read_text(), re.S)
+    assert block, "docs/webhooks.md lost its local example"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = subprocess.run(["bash", "-euo", "pipefail", "-c", block.group(1)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, env=dict(os.environ, URL=hooked.url, HOOK_PORT=str(port),
+                                                          HOOK_SECONDS="8"))
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.strip()]
+    created = json.loads(lines[0])
+    assert created["webhook"]["secret"].startswith("whsec_")
+    types = [json.loads(line.split(" ", 1)[1])["type"] for line in lines[1:]]
+    for line in lines[1:]:
+        message = json.loads(line.split(" ", 1)[1])
+        assert message_validator(message["type"]).is_valid(message), message
+    assert types[0] == "match.started" and "move" in types and types[-1] == "match.finished", types
+
+
+def test_every_message_type_a_real_delivery_sends_is_the_documents(hooked):
+    """The seven message types, each from a real delivery, against the document's ``webhooks``: a turn clock
+    that runs out (seat.timeout), a seat that sends a move the rules refuse under on_illegal forfeit
+    (seat.forfeit), a host that aborts (match.aborted); match.started, turn, move and match.finished come
+    from the tests above too."""
+    receiver = Receiver()
+    try:
+        ref = Referee(hooked.url)
+        m = ref.create_match("super_blatt", 3, [{"name": "ann"}, {"name": "bob"}, {"name": "cy"}], {"first_seat": 0},
+                             7, webhook={"url": receiver.url},
+                             clock={"move_seconds": 1, "on_timeout": "default", "on_illegal": "forfeit"})
+        secret, tokens = m["webhook"]["secret"], [s["token"] for s in m["seats"]]
+        wait_for(lambda: any(d["type"] == "seat.timeout" for d in receiver.delivered(secret)), timeout=30)
+        snap = ref.match(m["id"], tokens[0])
+        seat = snap["to_act"][0]
+        with pytest.raises(RefereeError):
+            ref.move(m["id"], tokens[seat], {"type": "take", "column": 99})
+        wait_for(lambda: any(d["type"] == "seat.forfeit" for d in receiver.delivered(secret)), timeout=30)
+        ref.abort(m["id"], m["host_token"])
+        wait_for(lambda: any(d["type"] == "match.aborted" for d in receiver.delivered(secret)), timeout=30)
+        types = {d["type"] for d in receiver.delivered(secret)}  # each one checked against the document
+        assert set(webhooks()) == set(EVENT_TYPES)
+        assert types >= {"match.started", "turn", "move", "seat.timeout", "seat.forfeit", "match.aborted"}, types
+    finally:
+        receiver.close()
+
+
+READ_WITH_GENERATED = """
+import json, sys
+from referee_client import models
+for body in json.load(open(sys.argv[1])):
+    name = "".join(part.title() for part in body["type"].replace(".", "_").split("_")) + "Message"
+    message = getattr(models, name).from_dict(body)  # the generated model of the document's webhooks
+    assert message.to_dict() == body, (name, message.to_dict(), body)
+    print(name, message.data.match_id)
+"""
+
+
+def test_a_python_client_generated_from_the_document_reads_every_message(hooked, tmp_path):
+    """openapi-python-client, from openapi.yaml, has a model for each message of the document's ``webhooks``: it
+    reads every message a real delivery sends, and writes it back as it came."""
+    bin_ = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run([str(bin_ / "openapi-python-client"), "generate", "--path", str(ROOT / "openapi.yaml"), "--meta",
+                    "none", "--output-path", str(tmp_path / "referee_client")], cwd=tmp_path, env=env, check=True,
+                   capture_output=True, timeout=300)
+    played, aborted = Receiver(), Receiver()  # (each match signs with a secret of its own)
+    try:
+        ref = Referee(hooked.url)
+        m = ref.create_match("super_blatt", 2, [{"bot": "greedy"}, {"bot": "random"}], None, 9,
+                             webhook={"url": played.url})
+        a = ref.create_match("super_blatt", 2, [{"name": "ann"}, {}], None, 9, webhook={"url": aborted.url})
+        ref.abort(a["id"], a["host_token"])
+        wait_for(lambda: any(d["type"] == "match.finished" for d in played.delivered(m["webhook"]["secret"])),
+                 timeout=60)
+        wait_for(lambda: any(d["type"] == "match.aborted" for d in aborted.delivered(a["webhook"]["secret"])),
+                 timeout=60)
+    finally:
+        played.close()
+        aborted.close()
+    bodies = [json.loads(body) for _, body, status in played.got + aborted.got if status == 200]
+    (tmp_path / "messages.json").write_text(json.dumps(bodies))
+    done = subprocess.run([sys.executable, "-c", READ_WITH_GENERATED, str(tmp_path / "messages.json")], cwd=tmp_path,
+                          env={**env, "PYTHONPATH": str(tmp_path)}, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    read = {line.split()[0] for line in done.stdout.splitlines()}
+    assert read >= {"MatchStartedMessage", "MoveMessage", "MatchFinishedMessage", "MatchAbortedMessage"}, read

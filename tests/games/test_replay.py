@@ -30,7 +30,7 @@ def random_record(name: str, players: int, options: dict, k: int, policy=None) -
         seat = rng.choice(game.to_act(state))
         move = policy(state, seat) if policy else concretize(rng.choice(game.legal_moves(state, seat)), rng)
         game.apply(state, seat, move, match_rng(seed, version))
-        moves.append({"version": version, "seat": seat, "move": move, "at": None})
+        moves.append({"version": version + 1, "seat": seat, "move": move, "at": None})  # the version it made
         version += 1
     result = game.final_result(state).as_dict()
     result["seed"] = seed
@@ -84,3 +84,13 @@ def test_forfeited_seats_rank_last_and_win_nothing():
     tie = {"scores": [4, 4, 1], "ranking": [[0, 1], [2]], "winners": [0, 1], "breakdown": []}
     assert rank_forfeits(tie, [0, 2])["ranking"] == [[1], [0], [2]]
     assert rank_forfeits(tie, [0, 2])["winners"] == [1]
+
+
+def test_records_of_format_1_replay_still():
+    """Format 1 recorded the version a move was applied at; format 2 the version it made (as its events and its
+    webhook `move` say): both replay to their result."""
+    record = random_record("big_shot", 3, {}, 2)
+    old = {**record, "format_version": 1, "moves": [{**m, "version": m["version"] - 1} for m in record["moves"]]}
+    assert replay(old) == replay(record) == record["result"]
+    with pytest.raises(ReplayError, match="Unknown record format"):
+        replay({**record, "format_version": 3})

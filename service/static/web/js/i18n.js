@@ -43,6 +43,8 @@ export function seatName(seat) {
   if (seat?.bot && [undefined, null, "", `${seat.bot} bot`, `builtin:${seat.bot}`].includes(seat.name)) {
     return botName(seat.bot);
   }
+  const apart = seat?.bot && seat.name?.startsWith(`builtin:${seat.bot}`) ? seat.name.slice(8 + seat.bot.length) : "";
+  if (/^[@#]/.test(apart)) return `${botName(seat.bot)} ${apart}`;  // a tournament's `builtin:greedy#2`
   return seat?.name || "";
 }
 

@@ -10,8 +10,12 @@ const id = decodeURIComponent(location.pathname.split("/")[2] || "");
 const EVERY_MS = 2000;
 const COLUMNS = ["rank", "participant", "points", "buchholz", "sonneborn_berger", "matches", "wins", "byes", "forfeits"];
 
-/** A participant as the page says it: a built-in bot by its kind's name, a bot account by its own. */
-const who = (participant) => (participant.startsWith("builtin:") ? botName(participant.slice(8)) : participant);
+/** A participant as the page says it: a built-in bot by its kind's name (and its budget or label, which name it
+ * apart: `builtin:greedy#2`, `builtin:search@300ms`), a bot account by its own. */
+function who(participant) {
+  const found = /^builtin:([a-z_]+)(.*)$/.exec(participant);
+  return found ? `${botName(found[1])}${found[2] ? ` ${found[2]}` : ""}` : participant;
+}
 const points = (p) => num(p, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const cell = (row, c) => {
   if (c === "participant") return who(row[c]);
