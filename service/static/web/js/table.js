@@ -4,7 +4,7 @@
 
 import { get, post, Problem } from "./api.js";
 import { fill, h, num, readable } from "./dom.js";
-import { botName, has, languageSwitch, loadLanguage, seatName, t } from "./i18n.js";
+import { botName, capital, has, languageSwitch, loadGameWords, loadLanguage, seatName, speak, t } from "./i18n.js";
 import { follow } from "./live.js";
 import { COMMON, fallback } from "./log.js";
 import { moveControl, moveKey } from "./moves.js";
@@ -48,6 +48,8 @@ const talk = {
     return has(`phase.${phase}`) ? t(`phase.${phase}`) : String(phase ?? "").replaceAll("_", " ");
   },
 };
+
+speak(talk);
 
 function fail(message) {
   fill($("board"));
@@ -237,7 +239,9 @@ function render() {
   $("status").classList.toggle("mine", mine && !page.offline);
   fill($("seats"), snap.seats.map((s) => h("li", { class: snap.to_act.includes(s.seat) ? "to-act" : null },
     snap.to_act.includes(s.seat) ? h("span", { class: "marker" }, `▶ ${t("seat.toAct")} `) : null,
-    talk.name(s.seat), s.bot ? ` (${botName(s.bot)})` : "", s.joined ? "" : ` (${t("seat.open")})`)));
+    // a bot seat named after its kind says it once ("greedy bot", not "greedy bot (greedy bot)")
+    talk.name(s.seat), s.bot && !talk.name(s.seat).startsWith(botName(s.bot)) ? ` (${botName(s.bot)})` : "",
+    s.joined ? "" : ` (${t("seat.open")})`)));
 
   const shown = new Set();
   let attached = false;
@@ -453,10 +457,10 @@ function renderLog() {
 function sentence(event) {
   const say = page.game.SENTENCES[event.type] || COMMON[event.type];
   try {
-    return (say && say(event.data, talk)) || fallback(event, talk);
+    return capital((say && say(event.data, talk)) || fallback(event, talk));
   } catch (error) { // an event shaped unlike its sentence expects must not stop the table
     console.error(error);
-    return fallback(event, talk);
+    return capital(fallback(event, talk));
   }
 }
 
@@ -505,6 +509,7 @@ async function start() {
     if (!(problem instanceof Problem)) throw problem;
     return fail(t("error.unknownGame", { game: snap.game }));
   }
+  await loadGameWords(info); // the words the game's package gives the table (its title, phases, moves, events)
   page.game = await import(info.table ?? "./generic.js");
   page.game.setup?.(info);
   page.title = has(`game.${snap.game}`) ? t(`game.${snap.game}`) : info.title;
