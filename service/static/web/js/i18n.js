@@ -7,6 +7,7 @@ import { h } from "./dom.js";
 export const LANGS = { en: "English", de: "Deutsch" };
 const KEY = "referee.lang";
 let catalogue = {};
+let pageKeys = new Set(); // the page's own keys: a game's words add to them, never replace them
 export let lang = "en";
 
 export async function loadLanguage() {
@@ -16,6 +17,7 @@ export async function loadLanguage() {
     .map((l) => l.slice(0, 2).toLowerCase()).find((l) => l in LANGS);
   lang = wanted || "en";
   catalogue = await (await fetch(`/static/web/i18n/${lang}.json`)).json();
+  pageKeys = new Set(Object.keys(catalogue));
   document.documentElement.lang = lang;
   plurals = new Intl.PluralRules(lang);
   ordinals = new Intl.PluralRules(lang, { type: "ordinal" });
@@ -48,8 +50,12 @@ function blank(value, kind) {
     case "seats": return value.length ? speaker.names(value) : t("word.none");
     case "dice": return value.map(number).join(" ");
     case "ordinal": return ordinal(value);
+    // English's possessive of a seat's name: "Ann's", "greedy bot's", and "your" for "Ann (you)"
+    case "poss": return String(value).endsWith(t("seat.you", { name: "" })) ? t("seat.your") : `${value}'s`;
     case "byseat": return value.map((v, s) => `${speaker.name(s)} ${Array.isArray(v) ? (v.length ? v.join(" ") : "–") : blank(v)}`).join("; ");
     default:
+      // {n|@key}: a count with its noun, from a plural entry of the catalogue ("1 trend card", "3 Trendkarten")
+      if (kind?.startsWith("@")) return t(kind.slice(1), { n: value });
       if (Array.isArray(value)) return value.map((v) => blank(v)).join(", ");
       if (typeof value === "boolean") return value ? t("word.yes") : t("word.no");
       return number(value);
@@ -58,21 +64,22 @@ function blank(value, kind) {
 
 /**
  * The catalogue's text for ``key`` with ``{name}`` (or ``{a.b|kind}``) filled from ``vars``.  An entry of
- * plural forms ({one, other}, and "few"/"many" where a language has them) picks by ``vars.n`` (or by the
- * entry's ``n``: the path of the number) through the browser's Intl.PluralRules.  A missing key shows as
+ * plural forms ({one, other}, "few"/"many" where a language has them, and an optional "zero") picks by
+ * ``vars.n`` (or by the entry's ``n``: the path of the number) through the browser's Intl.PluralRules.  A missing key shows as
  * itself (a test checks that none is missing).
  */
 export function t(key, vars = {}) {
   let text = catalogue[key];
   if (text && typeof text === "object") {
-    const n = at(vars, text.n || "n");
-    text = text[plurals.select(Number(n))] ?? text.other;
+    const n = Number(at(vars, text.n || "n"));
+    text = (n === 0 && text.zero) || text[plurals.select(n)] || text.other;
   }
   if (typeof text !== "string") return key;
-  return text.replace(/\{([\w.]+)(?:\|(\w+))?\}/g, (whole, path, kind) => {
+  const filled = text.replace(/\{([\w.]+)(?:\|([@\w.]+))?\}/g, (whole, path, kind) => {
     const value = at(vars, path);
     return value === undefined ? whole : blank(value, kind);
   });
+  return text.startsWith("{") ? capital(filled) : filled; // a text that begins with a blank still begins a sentence
 }
 
 /** A sentence begins with a capital, whatever name or word comes first ("gieriger Bot nahm" -> "Gieriger Bot nahm"). */
@@ -80,8 +87,8 @@ export const capital = (text) => (typeof text === "string" && text ? text[0].toL
 
 /**
  * The words a game's package gives the table (GET /games/{game}/words/{lang}; English when it has none in the
- * page's language), merged into the catalogue.  Only keys of that game count (``<game>.*`` or ``*.<game>[.*]``):
- * a game cannot reword the table.
+ * page's language), merged into the catalogue.  Only keys the page's own catalogue lacks count: a game cannot
+ * reword the table.  The five built-in games give their words the same way (service/static/web/i18n/games/).
  */
 export async function loadGameWords(game) {
   const langs = game.words || [];
@@ -91,8 +98,7 @@ export async function loadGameWords(game) {
   if (!response.ok) return;
   const words = await response.json();
   scope = game.name;
-  const own = new RegExp(`(^|\\.)${game.name}(\\.|$)`);
-  for (const [key, text] of Object.entries(words)) if (own.test(key)) catalogue[key] = text;
+  for (const [key, text] of Object.entries(words)) if (!pageKeys.has(key)) catalogue[key] = text;
 }
 
 let scope = "";

@@ -173,7 +173,6 @@ async function refreshLists() {
 async function start() {
   await loadLanguage();
   document.title = t("lobby.title");
-  fill($("lead"), t("lobby.lead"));
   fill($("me-h"), t("lobby.you"));
   fill($("my-name-label"), t("lobby.yourName"));
   $("my-name").placeholder = t("lobby.namePlaceholder");
@@ -192,6 +191,7 @@ async function start() {
   });
   games = (await get("/games")).games;
   await Promise.all(games.map(loadGameWords)); // a game's package gives its title, summary and options in words
+  fill($("lead"), t("lobby.lead", { n: games.length })); // as many games as are offered
   renderGames();
   renderCreate();
   $("create").addEventListener("submit", create);

@@ -327,7 +327,19 @@ function showPreview(el) {
   }
   if (box.dataset.text === (text ?? "")) return; // unchanged: nothing new to announce
   box.dataset.text = text ?? "";
-  fill(box, text ? [h("strong", {}, t("preview.label")), " ", text] : h("span", { class: "small" }, t("preview.hint")));
+  box.classList.remove("open");
+  // on a phone the line is one line until opened ("more": its only control, which covers nothing)
+  const more = h("button", { type: "button", class: "preview-more", "aria-expanded": "false",
+    "aria-label": t("preview.moreLabel") }, t("preview.more"));
+  more.addEventListener("click", () => {
+    const open = box.classList.toggle("open");
+    more.setAttribute("aria-expanded", String(open));
+    fill(more, t(open ? "preview.less" : "preview.more"));
+  });
+  // a touch screen has no pointing: a tap on a button plays it, a number field shows its move
+  const touch = window.matchMedia("(pointer: coarse)").matches;
+  fill(box, h("span", { class: "preview-text" }, text ? [h("strong", {}, t("preview.label")), " ", text]
+    : h("span", { class: "small" }, t(touch ? "preview.hintTouch" : "preview.hint"))), text ? more : null);
 }
 
 function followPreviews() {
@@ -353,6 +365,10 @@ async function replayTo(step) {
   render();
 }
 
+// the replay's arrows in glyphs every font has (⏮ and ⏭ are missing from Debian's default fonts)
+const ICONS = { first: "|◀", back: "◀", next: "▶", last: "▶|" };
+const icon = (name) => h("span", { class: "icon", "aria-hidden": "true" }, ICONS[name]);
+
 function renderReplay() {
   const box = $("replay");
   if (page.snap.status !== "finished") return fill(box);
@@ -366,15 +382,17 @@ function renderReplay() {
     return fill(box, h("h2", {}, t("replay.title")), h("p", {}, t("replay.lead")),
       button("start", t("replay.start"), 0, false));
   }
-  const said = r.step ? r.events.map((e) => sentence({ ...e, seq: 0 })).join(" ") : t("replay.opening");
+  // the move's own sentences name who made it ("Random bot passed."); a move without any says it plainly
+  const said = !r.step ? t("replay.opening") : r.events.length ? r.events.map((e) => sentence({ ...e, seq: 0 })).join(" ")
+    : sentence({ type: "moved", data: { seat: r.seat, move: r.move }, seq: 0 });
   fill(box, h("h2", {}, t("replay.title")),
     h("p", { class: "replay-step", "aria-live": "polite" }, h("strong", {}, t("replay.step", { step: r.step, steps: r.steps })),
-      r.step ? ` · ${talk.name(r.seat)}: ` : " · ", said),
+      " · ", said),
     h("div", { class: "controls" },
-      button("first", `⏮ ${t("replay.first")}`, 0, r.step === 0),
-      button("back", `◀ ${t("replay.back")}`, r.step - 1, r.step === 0),
-      button("next", `${t("replay.next")} ▶`, r.step + 1, r.step === r.steps),
-      button("last", `${t("replay.last")} ⏭`, r.steps, r.step === r.steps),
+      button("first", [icon("first"), ` ${t("replay.first")}`], 0, r.step === 0),
+      button("back", [icon("back"), ` ${t("replay.back")}`], r.step - 1, r.step === 0),
+      button("next", [`${t("replay.next")} `, icon("next")], r.step + 1, r.step === r.steps),
+      button("last", [`${t("replay.last")} `, icon("last")], r.steps, r.step === r.steps),
       button("leave", t("replay.leave"), null, false)));
 }
 
@@ -440,7 +458,9 @@ function statusLine(snap) {
 }
 
 function renderLog() {
-  const events = page.events.filter((e) => !NOT_LOGGED.has(e.type));
+  // replaying, the log follows the step: the events up to the move shown
+  const upTo = page.replay?.version ?? Infinity;
+  const events = page.events.filter((e) => !NOT_LOGGED.has(e.type) && !(e.version > upTo));
   const latest = events.length ? events[events.length - 1].seq : 0;
   if (latest !== page.loggedUpTo) { // lines that came since the last ones drawn stay marked until others come
     const seen = page.shownSeqs;

@@ -3,7 +3,7 @@
 // referee's SVG), which opens large.
 
 import { h, num } from "../dom.js";
-import { has, lang, t } from "../i18n.js";
+import { has, t } from "../i18n.js";
 
 let picking = null; // the guest chosen for the next placement, kept across redraws
 let guests = {}; // id -> the view's guest record (name, height, gender, face), for names in sentences
@@ -172,9 +172,11 @@ function translatePhoto(svgText, name) {
   return new XMLSerializer().serializeToString(doc);
 }
 
-/** The photo's picture and full-size link: the server's drawing in English, translated in any other language. */
+/**
+ * The photo's picture and full-size link: the server's drawing, its words written again from the catalogue
+ * (in English too: the server names a seat by its 0-based number, the page by its name).
+ */
 function photoIn(url, name) {
-  if (lang === "en") return Promise.resolve({ img: url, link: url });
   if (!photos.has(url)) {
     photos.set(url, fetch(url).then((r) => {
       if (!r.ok) throw new Error(`photo ${r.status}`);
