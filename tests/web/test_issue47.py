@@ -14,7 +14,7 @@ import requests
 from clients.client import Referee
 from service.games.base import is_span
 from tests.web.conftest import shot
-from tests.web.test_table import open_table
+from tests.web.test_table import open_table, play_others
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
 PHONE = {"viewport": {"width": 375, "height": 667}, "has_touch": True, "is_mobile": True}
@@ -257,3 +257,39 @@ def test_the_lobby_counts_its_games_and_keeps_developer_links_off_a_phones_first
 def test_the_favicon_is_where_browsers_ask(http):
     icon = http.get("/favicon.ico")
     assert icon.status_code == 200 and icon.mimetype == "image/svg+xml" and b"<svg" in icon.data
+
+
+# -- 4: Picture Perfect's end photos -----------------------------------------------------------------------
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_picture_perfects_photos_name_the_seats_and_their_legend_is_readable(web, make, lang, screen):
+    """No "Seat 0: 0 points": each photo's legend names its seat, is written in the page's type (not a few
+    pixels inside a shrunken drawing), and the numbers over the back row stay inside the picture."""
+    ref = Referee(web.url)
+    m = ref.create_match("picture_perfect", 2, [{"name": "Ann"}, {"name": "Bob"}], seed=8)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    play_others(seats, random.Random(8), until_mine=False, limit=2000)
+    page = open_table(make(screen, lang), web.url, m["id"], m["seats"][0]["token"])
+    page.wait_for_selector(".photo-legend li")
+    page.wait_for_function("document.querySelectorAll('.photo-legend li').length > 4")
+    firsts = page.locator(".photo-legend li.total").all_inner_texts()
+    points = "Punkt" if lang == "de" else "point"
+    you = "Ann (du)" if lang == "de" else "Ann (you)"
+    assert firsts[0].startswith(f"{you}: ") and firsts[1].startswith("Bob: ") and all(points in f for f in firsts)
+    text = page.locator(".photos").inner_text()
+    assert "Seat 0" not in text and "Seat 1" not in text
+    sizes = page.evaluate("[...document.querySelectorAll('.photo-legend li')]"
+                          ".map(l => parseFloat(getComputedStyle(l).fontSize))")
+    assert min(sizes) >= 12, sizes
+    # every number badge lies inside the drawing (the picture is the scene alone: its legend is the list)
+    inside = page.evaluate("""async () => {
+        const img = document.querySelector('.photos img');
+        const svg = new DOMParser().parseFromString(decodeURIComponent(img.src.split(',')[1]), 'image/svg+xml');
+        const height = Number(svg.documentElement.getAttribute('height'));
+        return [...svg.querySelectorAll('.badge circle')].every(c => Number(c.getAttribute('cy')) - 11 >= 0
+            && Number(c.getAttribute('cy')) + 11 <= height);
+    }""")
+    assert inside
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    page.locator(".photos").scroll_into_view_if_needed()
+    shot(page, f"picture_perfect-photos-{lang}-{screen}")
