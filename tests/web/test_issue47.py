@@ -293,3 +293,68 @@ def test_picture_perfects_photos_name_the_seats_and_their_legend_is_readable(web
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
     page.locator(".photos").scroll_into_view_if_needed()
     shot(page, f"picture_perfect-photos-{lang}-{screen}")
+
+
+# -- 8: the smaller findings ---------------------------------------------------------------------------------
+def test_a_refused_number_stays_in_its_field_and_a_new_one_clears_the_refusal(web, make):
+    ref = Referee(web.url)
+    m = ref.create_match("big_shot", 2, [{"name": "Ann"}, {"name": "Bob"}], options={"first_seat": 0}, seed=3)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    rng = random.Random(3)
+    while not any(mv["type"] == "bid" for mv in seats[0].legal_moves()["moves"]):
+        play_others(seats, rng, until_mine=False, limit=1)
+    page = open_table(make("desktop", "en"), web.url, m["id"], m["seats"][0]["token"])
+    stepper = page.locator("form[data-move*='\"bid\"']")
+    stepper.locator("input").fill("999")  # more than Ann has: refused by the server
+    stepper.locator("button[type=submit]").click()
+    page.locator("form[data-move*='\"bid\"'] + .problem").wait_for()
+    assert stepper.locator("input").input_value() == "999", "the refused number stays where it was typed"
+    assert "–" in stepper.locator(".hint").inner_text()
+    stepper.locator("input").fill("2")
+    assert page.locator(".with-problem .problem").count() == 0, "a new number: the old refusal goes"
+
+
+def test_after_a_move_keyboard_focus_stays_at_the_table(web, make):
+    ref = Referee(web.url)
+    m = ref.create_match("super_blatt", 2, [{"name": "Ann"}, {"name": "Bob"}], options={"first_seat": 0}, seed=2)
+    page = open_table(make("desktop", "en"), web.url, m["id"], m["seats"][0]["token"])
+    version = page.evaluate("document.body.dataset.version")
+    page.locator("#board [data-move]").first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.body.dataset.version !== '{version}'")
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.activeElement !== document.body && document.activeElement.isConnected")
+    assert page.evaluate("!!document.activeElement.closest('main')")
+
+
+def test_paparazzo_lets_you_choose_only_as_many_cards_as_you_show(web, make):
+    ref = Referee(web.url)
+    m = ref.create_match("paparazzo", 3, [{"name": f"P{i}"} for i in range(3)], options={"first_seat": 0}, seed=4)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    rng = random.Random(4)
+    for _ in range(400):
+        if any(mv["type"] == "show" for mv in seats[0].legal_moves()["moves"]):
+            break
+        play_others(seats, rng, until_mine=False, limit=1)
+    else:
+        pytest.fail("no show-cards decision reached")
+    need = len(next(mv for mv in seats[0].legal_moves()["moves"] if mv["type"] == "show")["cards"])
+    page = open_table(make("desktop", "en"), web.url, m["id"], m["seats"][0]["token"])
+    cards = page.locator("#board [data-card]")
+    assert cards.count() > need
+    for i in range(cards.count()):
+        cards.nth(i).click()
+    assert page.locator("#board [data-card][aria-pressed=true]").count() == need
+
+
+def test_big_shot_explains_the_ghost_and_its_end_keeps_no_stale_auction(web, make):
+    ref = Referee(web.url)
+    m = ref.create_match("big_shot", 3, [{"name": f"P{i}"} for i in range(3)], options={"first_seat": 0}, seed=2)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    page = open_table(make("desktop", "en"), web.url, m["id"], m["seats"][0]["token"])
+    assert "nobody owns it" in page.locator("#board").inner_text()
+    play_others(seats, random.Random(2), until_mine=False, limit=3000)
+    page.wait_for_selector("table.result")
+    board = page.locator("#board").inner_text()
+    assert "On auction" not in board and "high bid" not in board
+    assert "Notify" not in page.locator("#prefs").inner_text(), "nothing to be told of after the end"

@@ -113,13 +113,27 @@ async function play(move, element, template = move) {
     await post(`/matches/${matchId}/moves`, { move, expected_version: page.snap.version }, token);
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
-    page.problem = { key: moveKey(template), detail: problem.text, code: problem.code };
+    page.problem = { key: moveKey(template), detail: problem.text, code: problem.code, move };
     if (problem.code === "network") connection("unreachable");
   } finally {
     document.body.classList.remove("busy");
   }
   await refresh(true);
   if (page.problem) document.querySelector(".problem[role=alert]")?.focus();
+  else keepFocus(moveKey(template));
+}
+
+/** After a move, keyboard focus stays at the table (not on <body>): the same control if it is still offered,
+ * else the first move control, else the status line. */
+function keepFocus(key) {
+  if (document.activeElement && document.activeElement !== document.body && document.activeElement.isConnected) return;
+  const controls = [...document.querySelectorAll("#board [data-move], #actions [data-move]")];
+  const target = controls.find((c) => c.dataset.move === key) || controls[0];
+  // a stepper: its number (its button on a touch screen, where a focused number field opens the keyboard)
+  const touch = window.matchMedia("(pointer: coarse)").matches;
+  const el = !target ? $("status") : !target.matches("form") ? target
+    : target.querySelector(touch ? "button[type=submit]" : "input");
+  el?.focus({ preventScroll: true });
 }
 
 // -- the connection --------------------------------------------------------------------------------
@@ -204,7 +218,8 @@ function renderPrefs() {
     renderPrefs();
   });
   let notify = null;
-  if ("Notification" in window && Notification.permission === "default" && token) {
+  const over = ["finished", "aborted"].includes(page.snap?.status); // nothing left to be told of
+  if ("Notification" in window && Notification.permission === "default" && token && !over) {
     notify = h("button", { type: "button", class: "pref", title: t("prefs.notifyWhat") }, t("prefs.notify"));
     notify.addEventListener("click", async () => {
       await Notification.requestPermission();
@@ -232,6 +247,10 @@ function shownSnap() {
 
 function render() {
   const snap = shownSnap();
+  if (page.snap.status !== page.prefsFor) { // "Notify me" goes once the match is over
+    page.prefsFor = page.snap.status;
+    renderPrefs();
+  }
   const mine = snap.seat !== null && snap.to_act.includes(snap.seat) && snap.status === "active";
   noticeTurn(mine);
   fill($("title"), page.title);
@@ -255,6 +274,11 @@ function render() {
       const el = moveControl(move, label, play, attrs);
       if (page.problem?.key !== moveKey(move)) return el;
       attached = true;
+      // the refused number stays in its field, beside the refusal (a field reset to its lowest would
+      // seem to be what was refused)
+      for (const input of el.querySelectorAll?.("input[name]") || []) {
+        if (page.problem.move[input.name] !== undefined) input.value = page.problem.move[input.name];
+      }
       return h("span", { class: "with-problem" }, el, problemNote());
     },
   };
@@ -348,7 +372,14 @@ function followPreviews() {
     area.addEventListener("mouseover", (event) => showPreview(event.target));
     area.addEventListener("mouseleave", () => showPreview(null));
     area.addEventListener("focusin", (event) => showPreview(event.target));
-    area.addEventListener("input", (event) => showPreview(event.target));
+    area.addEventListener("input", (event) => {
+      showPreview(event.target);
+      const refused = event.target.closest(".with-problem"); // a new number: the old refusal goes
+      if (refused) {
+        refused.querySelector(".problem")?.remove();
+        page.problem = null;
+      }
+    });
   }
 }
 
