@@ -358,3 +358,17 @@ def test_big_shot_explains_the_ghost_and_its_end_keeps_no_stale_auction(web, mak
     board = page.locator("#board").inner_text()
     assert "On auction" not in board and "high bid" not in board
     assert "Notify" not in page.locator("#prefs").inner_text(), "nothing to be told of after the end"
+
+
+def test_super_blatts_cards_keep_their_words_on_a_phone(web, make):
+    """Each card's category name shows whole: no card covers another's words on a narrow screen."""
+    ref = Referee(web.url)
+    m = ref.create_match("super_blatt", 2, [{"name": "Ann"}, {"bot": "greedy"}], options={"first_seat": 0}, seed=2)
+    page = open_table(make("phone", "en"), web.url, m["id"], m["seats"][0]["token"])
+    hidden = page.evaluate("""() => [...document.querySelectorAll('.sb-column .card')].filter(card => {
+        const words = card.querySelector('strong') || card;
+        const r = words.getBoundingClientRect();
+        const next = card.nextElementSibling;
+        return next && next.getBoundingClientRect().top < r.bottom - 1;
+    }).map(card => card.innerText)""")
+    assert hidden == []

@@ -354,7 +354,7 @@ function showPreview(el) {
   box.classList.remove("open");
   // on a phone the line is one line until opened ("more": its only control, which covers nothing)
   const more = h("button", { type: "button", class: "preview-more", "aria-expanded": "false",
-    "aria-label": t("preview.moreLabel") }, t("preview.more"));
+    title: t("preview.moreLabel") }, t("preview.more"));
   more.addEventListener("click", () => {
     const open = box.classList.toggle("open");
     more.setAttribute("aria-expanded", String(open));
@@ -524,8 +524,14 @@ function renderResult(snap) {
     h("th", { scope: "row" }, talk.name(seat), result.winners.includes(seat) ? ` ★ ${t("result.winner")}` : ""),
     h("td", {}, num(result.scores[seat])),
     h("td", {}, explain(seat)))));
+  // a seat that never moved is told why the match ended without it (Dice Party: a round ends when one party wins it)
+  const heard = page.events.some((e) => e.type === "match_created" || e.type === "match_started");
+  const moved = page.events.some((e) => e.type === "moved" && e.data.seat === snap.seat);
+  const unmoved = snap.seat !== null && heard && !moved && !page.replay;
   return [
     h("h2", {}, t("result.title")),
+    unmoved ? h("p", { class: "note", "data-no-move": "" }, t("result.noMove"),
+      has(`result.noMove.${snap.game}`) ? ` ${t(`result.noMove.${snap.game}`)}` : "") : null,
     h("table", { class: "result" }, h("thead", {}, h("tr", {}, h("th", {}, t("result.place")), h("th", {}, t("result.seat")),
       h("th", {}, t("result.score")), h("th", {}, t("result.how")))), h("tbody", {}, rows)),
     page.game.finale ? page.game.finale({ ...talk, snap, matchId }) : null,
