@@ -44,6 +44,9 @@ class GameSchema(Schema):
                        metadata={"description": "Rules help per phase, for the table (may be empty)."})
     events = fields.List(fields.String(), required=True,
                          metadata={"description": "The game's own event types (typed in <Game>Event)."})
+    words = fields.List(fields.String(), required=True, metadata={
+        "description": "The languages the game's package gives the table its words in "
+                       "(GET /games/{game}/words/{lang}); empty: the table's own words only."})
 
 
 GAME = by_game(GameSchema, lambda game, wire: {
@@ -83,6 +86,7 @@ def describe(game: Game) -> dict:
         "summary": plugin.summary,
         "help": dict(plugin.help),
         "events": sorted(plugin.wire.events),
+        "words": sorted(plugin.words_files()),
     }
 
 
@@ -119,3 +123,18 @@ class GameTable(MethodView):
         if path is None:
             raise Problem("not_found", f"{game} has no renderer of its own; the table draws the generic one.")
         return send_file(path, mimetype="text/javascript", max_age=0)
+
+
+@blp.route("/<string:game>/words/<string:lang>")
+class GameWords(MethodView):
+    @blp.response(200, description="The game's catalogue for the web table in one language: flat keys, each a "
+                  "text with `{blanks}` or an object of plural forms (docs/writing-a-game.md).",
+                  content_type="application/json")
+    @blp.doc(operationId="getGameWords")
+    @problems(blp, "unknown_game", "not_found")
+    def get(self, game: str, lang: str):
+        """The words a game's package gives the table in one language (its moves, events, view and result)."""
+        files = PLUGINS[referee().game(game).name].words_files()
+        if lang not in files:
+            raise Problem("not_found", f"{game} has no words in {lang!r}; it has them in {sorted(files) or 'none'}.")
+        return send_file(files[lang], mimetype="application/json", max_age=0)

@@ -111,6 +111,9 @@ class ReplayStepSchema(Schema):
     steps = fields.Integer(required=True, metadata={"description": "The record's number of moves."})
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "Who made the last move played."})
     move = fields.Dict(required=True, allow_none=True, metadata={"description": "The last move played (None at 0)."})
+    version = fields.Integer(required=True, allow_none=True, metadata={
+        "description": "The match's version after these moves: the events of the match up to here are those of a "
+                       "version up to it (null at the end: every event)."})
     to_act = fields.List(fields.Integer(), required=True)
     view = fields.Dict(required=True, metadata={"description": "The spectator's view after these moves (the game's "
                                                                "view, as in GET /matches/{id} without a token)."})

@@ -61,6 +61,16 @@ class Index(MethodView):
                 "games": [describe(g) for g in GAMES.values()], "links": LINKS}
 
 
+@blp.route("/favicon.ico")
+class Favicon(MethodView):
+    @blp.response(200, description="The pages' icon (SVG), for a browser that asks the conventional place.",
+                  content_type="image/svg+xml")
+    @blp.doc(operationId="getFavicon")
+    def get(self):
+        """The icon of the lobby and the table (the pages name it; a browser may still ask here)."""
+        return send_from_directory(PAGES, "favicon.svg", mimetype="image/svg+xml", max_age=86400)
+
+
 @blp.route("/matches/<string:match_id>/table")
 class Table(MethodView):
     @blp.response(200, description="The web table page (HTML); the seat's token goes in the URL fragment "

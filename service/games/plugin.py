@@ -51,6 +51,10 @@ class Plugin:
     table: str | None = None
     #: the game's docs page (Markdown, relative to ``root``)
     docs: str | None = None
+    #: the table's words: a folder (relative to ``root``) of one catalogue per language, ``<lang>.json`` (flat keys:
+    #: the game's title, summary, phases, rules help, and for the generic table its moves, events, view fields and
+    #: result; docs/writing-a-game.md, "The table's words"); None: the table's own words only
+    words: str | None = None
     #: a sentence on the game for the lobby and the table's help (the built-in games' are in the table's catalogues)
     summary: str = ""
     #: rules help for the table: per phase, a sentence or two
@@ -77,6 +81,12 @@ class Plugin:
 
     def table_file(self) -> Path | None:
         return None if self.table is None else self.folder() / self.table
+
+    def words_files(self) -> dict[str, Path]:
+        """The table's catalogues of this game by language (``en``, ``de``, ...)."""
+        if self.words is None:
+            return {}
+        return {path.stem: path for path in sorted((self.folder() / self.words).glob("*.json"))}
 
     def docs_file(self) -> Path | None:
         return None if self.docs is None else self.folder() / self.docs

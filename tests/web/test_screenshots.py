@@ -10,13 +10,18 @@ import random
 import pytest
 
 from clients.client import Referee
+from service.games import GAMES
+from tests.plugin import PLUGIN_GAME
 from tests.web.conftest import DOC_SHOTS
 from tests.web.test_accessibility import AXE, violations
 from tests.web.test_table import open_table, play_others
 
 PLAYERS = {"super_blatt": 2, "paparazzo": 3, "big_shot": 2, "dice_party": 3, "picture_perfect": 2}
 MID_ROUNDS = {"super_blatt": 8, "paparazzo": 12, "big_shot": 14, "dice_party": 10, "picture_perfect": 3}
-SCREENS = {"desktop": {"width": 1024, "height": 768}, "phone": {"width": 390, "height": 844}}
+if PLUGIN_GAME in GAMES:  # the example plugin game, on the generic table in its own words
+    PLAYERS[PLUGIN_GAME], MID_ROUNDS[PLUGIN_GAME] = 3, 4
+SCREENS = {"desktop": {"viewport": {"width": 1280, "height": 800}},
+           "phone": {"viewport": {"width": 375, "height": 667}, "has_touch": True, "is_mobile": True}}
 LOCALES = {"en": "en-GB", "de": "de-DE"}
 
 
@@ -33,7 +38,7 @@ def pages(browser):
     made = []
 
     def make(lang: str, screen: str):
-        ctx = browser.new_context(viewport=SCREENS[screen], locale=LOCALES[lang], bypass_csp=True)
+        ctx = browser.new_context(**SCREENS[screen], locale=LOCALES[lang], bypass_csp=True)
         ctx.set_default_timeout(15000)
         made.append(ctx)
         return ctx
@@ -75,9 +80,9 @@ def test_every_game_in_pictures_at_start_mid_game_and_end(web, pages, game, lang
                 if game == "picture_perfect":
                     page.wait_for_function("[...document.querySelectorAll('.photos img')]"
                                            ".every(i => i.complete && i.naturalWidth > 0)")
-                    if lang != "en":  # the legend in the page's language (drawn again from the catalogue)
-                        page.wait_for_function("[...document.querySelectorAll('.photos img')]"
-                                               ".every(i => i.src.startsWith('data:'))")
+                    # the legend in the page's language (drawn again from the catalogue), under each picture
+                    page.wait_for_function("[...document.querySelectorAll('.photos img')]"
+                                           ".every(i => i.src.startsWith('data:'))")
                 page.evaluate("document.getElementById('result').scrollIntoView()")  # the end: the result first
             elif name == "mid":  # a move focused: the preview line says what it does
                 page.evaluate("""() => { const el = document.querySelector('#board [data-move], #actions [data-move]');

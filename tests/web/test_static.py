@@ -13,8 +13,8 @@ from service.games import GAMES, OWN, PLUGINS
 
 ROOT = Path(__file__).resolve().parents[2]
 JS = PAGES / "js"
-# bytes of HTML, CSS, JS and JSON for one game's table page (the one catalogue per language holds all five games)
-TABLE_PAGE_BUDGET = 125_000
+# bytes of HTML, CSS, JS and JSON for one game's table page (the page's catalogue and the game's own words)
+TABLE_PAGE_BUDGET = 110_000
 
 
 def sentence_keys(path: Path, block: str) -> set[str]:
@@ -50,13 +50,26 @@ def test_the_pages_load_nothing_from_elsewhere_and_stay_small(http):
     assert page.status_code == 200 and page.headers["Content-Security-Policy"].startswith("default-src 'self'")
     shared = ["table.html", "css/referee.css", "js/table.js", "js/api.js", "js/dom.js", "js/live.js", "js/log.js",
               "js/moves.js", "js/i18n.js", "i18n/de.json"]  # one language is loaded: the longer one
-    for game in GAMES:  # its own renderer, or the generic table
-        paths = shared + [f"js/games/{game}.js" if PLUGINS[game].table else "js/generic.js"]
-        sizes = [len(http.get(f"/static/web/{p}").data) for p in paths]
+    for game in GAMES:  # its own renderer, or the generic table, and the game's own words
+        renderer = f"js/games/{game}.js" if PLUGINS[game].table else "js/generic.js"
+        paths = [f"/static/web/{p}" for p in [*shared, renderer]]
+        paths += [f"/games/{game}/words/de"] if "de" in PLUGINS[game].words_files() else []
+        sizes = [len(http.get(p).data) for p in paths]
         assert all(sizes) and sum(sizes) < TABLE_PAGE_BUDGET, (game, sum(sizes))
 
 
-CATALOGUES = {path.stem: json.loads(path.read_text()) for path in (PAGES / "i18n").glob("*.json")}
+def _catalogues() -> dict[str, dict]:
+    """Per language, the page's words and every built-in game's (each game's package gives its own, Plugin.words)."""
+    merged = {path.stem: json.loads(path.read_text()) for path in (PAGES / "i18n").glob("*.json")}
+    for game in sorted(OWN):
+        for lang, path in PLUGINS[game].words_files().items():
+            words = json.loads(path.read_text())
+            assert not set(words) & set(merged[lang]), (game, lang, set(words) & set(merged[lang]))
+            merged[lang].update(words)
+    return merged
+
+
+CATALOGUES = _catalogues()
 
 
 def test_every_word_the_pages_use_is_in_every_catalogue_with_the_same_blanks():
@@ -71,15 +84,21 @@ def test_every_word_the_pages_use_is_in_every_catalogue_with_the_same_blanks():
 
     def blanks(text) -> set[str]:
         parts = text.values() if isinstance(text, dict) else [text]
-        return {b for part in parts for b in re.findall(r"\{(\w+)\}", part)}
+        return {b for part in parts for b in re.findall(r"\{([\w.]+)(?:\|[@\w.]+)?\}", part)}
+
+    def nouns(text) -> set[str]:  # {n|@n.cards}: a count with its noun from a plural entry
+        parts = text.values() if isinstance(text, dict) else [text]
+        return {b for part in parts for b in re.findall(r"\{[\w.]+\|@([\w.]+)\}", part)}
 
     english = CATALOGUES["en"]
     for lang, words in CATALOGUES.items():
         assert set(words) == set(english), (lang, set(words) ^ set(english))
         for key, text in words.items():
             assert type(text) is type(english[key]), (lang, key)
-            if isinstance(text, dict):
-                assert set(text) == {"one", "other"}, (lang, key)
+            if isinstance(text, dict):  # Intl.PluralRules' forms, and an optional "zero"
+                assert {"one", "other"} <= set(text) <= {"zero", "one", "two", "few", "many", "other"}, (lang, key)
+            for noun in nouns(text):
+                assert isinstance(words.get(noun), dict), (lang, key, noun)
             assert blanks(text) <= blanks(english[key]) | {"n"}, (lang, key)
             assert blanks(text) >= blanks(english[key]) - {"n"}, (lang, key)
 

@@ -3,18 +3,38 @@
 // per seat is labelled by the seats' names); every legal move is a control, grouped by move type (a
 // numeric range is a number field, ./moves.js); a compound turn comes one small move at a time, as the
 // legal moves give it, so each step is just the controls the referee offers now.
+//
+// A game's package that gives the table its words (Plugin.words: docs/writing-a-game.md, "The table's words")
+// is read in them: its moves, events, view fields and result, in the page's language.  Without them the
+// table falls back to the names the game's code uses.
 
 import { h, num, readable, words } from "./dom.js";
+import { has, t } from "./i18n.js";
 
 /** Event types of this game: the page listens to them and logs them in plain words (./log.js fallback). */
 export const SENTENCES = {};
 
-let info = { help: {}, summary: "" };
+let info = { help: {}, summary: "", name: "" };
+
+/** The game's own text for ``key`` (``<game>.<key>``), or null when its package gives none. */
+const own = (key, vars) => (has(`${info.name}.${key}`) ? t(`${info.name}.${key}`, vars) : null);
 
 /** Called once with GET /games/{game}: the game's event types, summary and rules help. */
 export function setup(game) {
   info = game;
-  for (const type of game.events || []) SENTENCES[type] = () => null;
+  for (const type of game.events || []) SENTENCES[type] = (data) => own(`event.${type}`, data);
+}
+
+/** What a move does, in the game's words (the move's fields and the seat's view fill the blanks). */
+export function preview(move, ctx) {
+  return own(`preview.${move.type}`, { ...(ctx.view || {}), ...move });
+}
+
+/** A seat's line of the final result in the game's words: each breakdown field it words, joined. */
+export function breakdown(line) {
+  if (!line || !has(`${info.name}.result.${Object.keys(line)[0]}`)) return readable(line);
+  return Object.entries(line).filter(([k, v]) => v !== null && v !== undefined && has(`${info.name}.result.${k}`))
+    .map(([k, v]) => own(`result.${k}`, { value: v, n: v })).join(" · ");
 }
 
 const HIDDEN = new Set(["you"]);
@@ -27,6 +47,20 @@ function scalar(value) {
 }
 
 const isRecord = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A field of the view in the game's words: its own text for the value (or for this value), else as shown. */
+function worded(value, ctx, key) {
+  const empty = value === null || value === undefined || (Array.isArray(value) && !value.length);
+  if (empty && has(`${info.name}.empty.${key}`)) return h("span", { class: "value" }, own(`empty.${key}`));
+  if (!empty && has(`${info.name}.value.${key}.${value}`)) return h("span", { class: "value" }, own(`value.${key}.${value}`));
+  if (!empty && has(`${info.name}.value.${key}`)) {
+    return h("span", { class: "value" }, own(`value.${key}`, { value, n: typeof value === "number" ? value : undefined }));
+  }
+  if (Array.isArray(value) && has(`${info.name}.item.${key}`)) {
+    return h("ul", { class: "generic-items" }, value.map((item) => h("li", {}, own(`item.${key}`, item))));
+  }
+  return show(value, ctx, key);
+}
 
 /** A value of the view as markup: records as term lists, lists of records as tables, lists by seat by name. */
 function show(value, ctx, key) {
@@ -54,7 +88,8 @@ function show(value, ctx, key) {
   return h("table", { class: "generic-table" }, h("tbody", {}, value.map((v, i) => h("tr",
     { class: bySeat && i === ctx.seat ? "you" : null },
     h("th", { scope: "row" }, bySeat ? ctx.name(i) : String(i + 1)),
-    h("td", { "data-key": `${key}.${i}` }, show(v, ctx, `${key}.${i}`))))));
+    h("td", { "data-key": `${key}.${i}` }, Array.isArray(v) && bySeat ? h("span", { class: "value" },
+      v.length ? v.map(scalar).join(" ") : "–") : show(v, ctx, `${key}.${i}`))))));
 }
 
 const readableCell = (v) => (Array.isArray(v) || isRecord(v) ? readable(v) : scalar(v));
@@ -64,18 +99,21 @@ function moves(ctx) {
   const types = [...new Set(ctx.moves.map((m) => m.type))];
   if (!types.length) return null;
   return h("section", { class: "panel generic-moves", "aria-label": ctx.t("table.yourMoves") },
-    types.map((type) => h("fieldset", { "data-move-type": type }, h("legend", {}, words(type)),
+    types.map((type) => h("fieldset", { "data-move-type": type }, h("legend", {}, own(`moves.${type}`) ?? words(type)),
       h("div", { class: "controls" }, ctx.movesOf(type).map((m) => ctx.control(m, label(m)))))));
 }
 
 /** A move's words: its fields with their values (a range is filled in by its number field). */
 function label(move) {
+  const mine = own(`move.${move.type}`, move);
+  if (mine) return mine;
   const fixed = Object.entries(move).filter(([k, v]) => k !== "type" && !(isRecord(v) && "min" in v));
   const rest = fixed.map(([k, v]) => `${words(k)} ${Array.isArray(v) ? v.join(", ") : scalar(v)}`);
   return words(move.type) + (rest.length ? `: ${rest.join(", ")}` : "");
 }
 
 function help(ctx) {
+  if (has(`help.${info.name}.${ctx.view?.phase}`) || has(`help.${info.name}`)) return null; // the table's rules help says it
   const phase = ctx.view?.phase;
   const text = [info.summary, phase ? info.help?.[phase] : null, ...Object.entries(info.help || {})
     .filter(([p]) => !phase && p).map(([, v]) => v)].filter(Boolean);
@@ -85,12 +123,14 @@ function help(ctx) {
 
 export function render(ctx) {
   const view = ctx.view || {};
-  const fields = Object.entries(view).filter(([k]) => !HIDDEN.has(k));
+  // a game that words its view shows the fields it words, in its order of the view; else every field
+  const hasWords = Object.keys(view).some((k) => has(`${info.name}.field.${k}`));
+  const fields = Object.entries(view).filter(([k]) => !HIDDEN.has(k) && (!hasWords || has(`${info.name}.field.${k}`)));
   return [
     help(ctx),
     moves(ctx),
     h("section", { class: "panel generic-view", "aria-label": ctx.t("table.board"), "data-generic": "" },
       h("dl", { class: "generic-record" }, fields.map(([k, v]) => [
-        h("dt", {}, words(k)), h("dd", { "data-key": k, "data-field": k }, show(v, ctx, k))]))),
+        h("dt", {}, own(`field.${k}`) ?? words(k)), h("dd", { "data-key": k, "data-field": k }, worded(v, ctx, k))]))),
   ];
 }

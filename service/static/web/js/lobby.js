@@ -3,7 +3,7 @@
 
 import { get, post, Problem, seatLink } from "./api.js";
 import { fill, h, words } from "./dom.js";
-import { botName, has, languageSwitch, loadLanguage, seatName, t } from "./i18n.js";
+import { botName, has, languageSwitch, loadGameWords, loadLanguage, seatName, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const NAME_KEY = "referee.name";
@@ -14,7 +14,9 @@ let onlineBots = []; // bot accounts holding their event stream now (GET /bots?o
 const myName = () => $("my-name").value.trim();
 
 /** An option's name and a value of it in the page's language (the API's own name where the catalogue has none). */
-const optName = (name) => (has(`lobby.opt.${name}`) ? t(`lobby.opt.${name}`) : words(name));
+// a game's package words its own options: lobby.opt.<game>.<name>
+const optName = (name, game) => (has(`lobby.opt.${game}.${name}`) ? t(`lobby.opt.${game}.${name}`)
+  : has(`lobby.opt.${name}`) ? t(`lobby.opt.${name}`) : words(name));
 const optValue = (name, value) => {
   if (value === null || value === undefined) return t("lobby.random");
   const key = typeof value === "boolean" ? `lobby.val.${value}` : `lobby.val.${name}.${value}`;
@@ -30,7 +32,7 @@ function renderGames() {
     h("h3", {}, title(g)), h("p", {}, has(`lobby.summary.${g.name}`) ? t(`lobby.summary.${g.name}`) : g.summary),
     h("p", { class: "small" }, t("lobby.players", { min: g.min_players, max: g.max_players }), " · ",
       t("lobby.options"), " ",
-      Object.entries(g.options).map(([k, v]) => `${optName(k)} (${t("lobby.default", { value: optValue(k, v) })})`)
+      Object.entries(g.options).map(([k, v]) => `${optName(k, g.name)} (${t("lobby.default", { value: optValue(k, v) })})`)
         .join(", ") || t("lobby.none"),
       ` · ${t("lobby.bots")} ${g.bots.map(botName).join(", ")}`))));
 }
@@ -39,14 +41,14 @@ function renderGames() {
 function optionField(game, name, value) {
   const id = `opt-${name}`;
   if (typeof value === "boolean") {
-    return h("label", {}, h("input", { type: "checkbox", id, name, checked: value }), ` ${optName(name)}`);
+    return h("label", {}, h("input", { type: "checkbox", id, name, checked: value }), ` ${optName(name, game.name)}`);
   }
   const choices = [...new Set([value, ...game.variants.map((v) => v[name]).filter((x) => x !== undefined)])];
   if (typeof value === "string") {
-    return h("label", {}, `${optName(name)} `, h("select", { id, name }, choices.map((c) => h("option", { value: c }, optValue(name, c)))));
+    return h("label", {}, `${optName(name, game.name)} `, h("select", { id, name }, choices.map((c) => h("option", { value: c }, optValue(name, c)))));
   }
   // a number or a letter (first seat, a removed celebrity); empty keeps the default
-  return h("label", {}, `${optName(name)} `, h("input", { type: "text", id, name, size: 8,
+  return h("label", {}, `${optName(name, game.name)} `, h("input", { type: "text", id, name, size: 8,
     placeholder: value === null ? t("lobby.defaultPlaceholder") : String(value) }));
 }
 
@@ -171,7 +173,6 @@ async function refreshLists() {
 async function start() {
   await loadLanguage();
   document.title = t("lobby.title");
-  fill($("lead"), t("lobby.lead"));
   fill($("me-h"), t("lobby.you"));
   fill($("my-name-label"), t("lobby.yourName"));
   $("my-name").placeholder = t("lobby.namePlaceholder");
@@ -189,6 +190,8 @@ async function start() {
     try { localStorage.setItem(NAME_KEY, myName()); } catch { /* not remembered */ }
   });
   games = (await get("/games")).games;
+  await Promise.all(games.map(loadGameWords)); // a game's package gives its title, summary and options in words
+  fill($("lead"), t("lobby.lead", { n: games.length })); // as many games as are offered
   renderGames();
   renderCreate();
   $("create").addEventListener("submit", create);

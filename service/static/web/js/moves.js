@@ -1,9 +1,9 @@
 // Legal moves as controls: a button per concrete move, a stepper for a numeric range.
 
-import { h, words } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { h, num, words } from "./dom.js";
+import { has, scoped, t } from "./i18n.js";
 
-const field = (name) => (has(`field.${name}`) ? t(`field.${name}`) : words(name));
+const field = (name) => (has(scoped(`field.${name}`)) ? t(scoped(`field.${name}`)) : words(name));
 const typeWords = (type) => (has(`move.${type}`) ? t(`move.${type}`) : words(type));
 
 export const isSpan = (v) => v !== null && typeof v === "object" && "min" in v && "max" in v && "step" in v;
@@ -36,7 +36,7 @@ export function moveControl(move, label, play, attrs = {}) {
   }) }));
   const form = h("form", { class: "move stepper", novalidate: true, "data-move": moveKey(move), ...attrs },
     fields.map(({ field: name, span, input }) => h("label", {}, `${field(name)} `, input,
-      h("span", { class: "hint" }, ` ${span.min}–${span.max}`))),
+      h("span", { class: "hint" }, ` ${num(span.min)}–${num(span.max)}`))),
     h("button", { type: "submit" }, label ?? typeWords(move.type)));
   form.addEventListener("submit", (event) => {
     event.preventDefault();

@@ -4,7 +4,7 @@
 
 import { get, post, Problem } from "./api.js";
 import { fill, h, num, readable } from "./dom.js";
-import { botName, has, languageSwitch, loadLanguage, seatName, t } from "./i18n.js";
+import { botName, capital, has, languageSwitch, loadGameWords, loadLanguage, seatName, speak, t } from "./i18n.js";
 import { follow } from "./live.js";
 import { COMMON, fallback } from "./log.js";
 import { moveControl, moveKey } from "./moves.js";
@@ -48,6 +48,8 @@ const talk = {
     return has(`phase.${phase}`) ? t(`phase.${phase}`) : String(phase ?? "").replaceAll("_", " ");
   },
 };
+
+speak(talk);
 
 function fail(message) {
   fill($("board"));
@@ -111,13 +113,27 @@ async function play(move, element, template = move) {
     await post(`/matches/${matchId}/moves`, { move, expected_version: page.snap.version }, token);
   } catch (problem) {
     if (!(problem instanceof Problem)) throw problem;
-    page.problem = { key: moveKey(template), detail: problem.text, code: problem.code };
+    page.problem = { key: moveKey(template), detail: problem.text, code: problem.code, move };
     if (problem.code === "network") connection("unreachable");
   } finally {
     document.body.classList.remove("busy");
   }
   await refresh(true);
   if (page.problem) document.querySelector(".problem[role=alert]")?.focus();
+  else keepFocus(moveKey(template));
+}
+
+/** After a move, keyboard focus stays at the table (not on <body>): the same control if it is still offered,
+ * else the first move control, else the status line. */
+function keepFocus(key) {
+  if (document.activeElement && document.activeElement !== document.body && document.activeElement.isConnected) return;
+  const controls = [...document.querySelectorAll("#board [data-move], #actions [data-move]")];
+  const target = controls.find((c) => c.dataset.move === key) || controls[0];
+  // a stepper: its number (its button on a touch screen, where a focused number field opens the keyboard)
+  const touch = window.matchMedia("(pointer: coarse)").matches;
+  const el = !target ? $("status") : !target.matches("form") ? target
+    : target.querySelector(touch ? "button[type=submit]" : "input");
+  el?.focus({ preventScroll: true });
 }
 
 // -- the connection --------------------------------------------------------------------------------
@@ -202,7 +218,8 @@ function renderPrefs() {
     renderPrefs();
   });
   let notify = null;
-  if ("Notification" in window && Notification.permission === "default" && token) {
+  const over = ["finished", "aborted"].includes(page.snap?.status); // nothing left to be told of
+  if ("Notification" in window && Notification.permission === "default" && token && !over) {
     notify = h("button", { type: "button", class: "pref", title: t("prefs.notifyWhat") }, t("prefs.notify"));
     notify.addEventListener("click", async () => {
       await Notification.requestPermission();
@@ -230,6 +247,10 @@ function shownSnap() {
 
 function render() {
   const snap = shownSnap();
+  if (page.snap.status !== page.prefsFor) { // "Notify me" goes once the match is over
+    page.prefsFor = page.snap.status;
+    renderPrefs();
+  }
   const mine = snap.seat !== null && snap.to_act.includes(snap.seat) && snap.status === "active";
   noticeTurn(mine);
   fill($("title"), page.title);
@@ -237,7 +258,9 @@ function render() {
   $("status").classList.toggle("mine", mine && !page.offline);
   fill($("seats"), snap.seats.map((s) => h("li", { class: snap.to_act.includes(s.seat) ? "to-act" : null },
     snap.to_act.includes(s.seat) ? h("span", { class: "marker" }, `▶ ${t("seat.toAct")} `) : null,
-    talk.name(s.seat), s.bot ? ` (${botName(s.bot)})` : "", s.joined ? "" : ` (${t("seat.open")})`)));
+    // a bot seat named after its kind says it once ("greedy bot", not "greedy bot (greedy bot)")
+    talk.name(s.seat), s.bot && !talk.name(s.seat).startsWith(botName(s.bot)) ? ` (${botName(s.bot)})` : "",
+    s.joined ? "" : ` (${t("seat.open")})`)));
 
   const shown = new Set();
   let attached = false;
@@ -251,6 +274,11 @@ function render() {
       const el = moveControl(move, label, play, attrs);
       if (page.problem?.key !== moveKey(move)) return el;
       attached = true;
+      // the refused number stays in its field, beside the refusal (a field reset to its lowest would
+      // seem to be what was refused)
+      for (const input of el.querySelectorAll?.("input[name]") || []) {
+        if (page.problem.move[input.name] !== undefined) input.value = page.problem.move[input.name];
+      }
       return h("span", { class: "with-problem" }, el, problemNote());
     },
   };
@@ -323,7 +351,19 @@ function showPreview(el) {
   }
   if (box.dataset.text === (text ?? "")) return; // unchanged: nothing new to announce
   box.dataset.text = text ?? "";
-  fill(box, text ? [h("strong", {}, t("preview.label")), " ", text] : h("span", { class: "small" }, t("preview.hint")));
+  box.classList.remove("open");
+  // on a phone the line is one line until opened ("more": its only control, which covers nothing)
+  const more = h("button", { type: "button", class: "preview-more", "aria-expanded": "false",
+    title: t("preview.moreLabel") }, t("preview.more"));
+  more.addEventListener("click", () => {
+    const open = box.classList.toggle("open");
+    more.setAttribute("aria-expanded", String(open));
+    fill(more, t(open ? "preview.less" : "preview.more"));
+  });
+  // a touch screen has no pointing: a tap on a button plays it, a number field shows its move
+  const touch = window.matchMedia("(pointer: coarse)").matches;
+  fill(box, h("span", { class: "preview-text" }, text ? [h("strong", {}, t("preview.label")), " ", text]
+    : h("span", { class: "small" }, t(touch ? "preview.hintTouch" : "preview.hint"))), text ? more : null);
 }
 
 function followPreviews() {
@@ -332,7 +372,14 @@ function followPreviews() {
     area.addEventListener("mouseover", (event) => showPreview(event.target));
     area.addEventListener("mouseleave", () => showPreview(null));
     area.addEventListener("focusin", (event) => showPreview(event.target));
-    area.addEventListener("input", (event) => showPreview(event.target));
+    area.addEventListener("input", (event) => {
+      showPreview(event.target);
+      const refused = event.target.closest(".with-problem"); // a new number: the old refusal goes
+      if (refused) {
+        refused.querySelector(".problem")?.remove();
+        page.problem = null;
+      }
+    });
   }
 }
 
@@ -349,6 +396,10 @@ async function replayTo(step) {
   render();
 }
 
+// the replay's arrows in glyphs every font has (⏮ and ⏭ are missing from Debian's default fonts)
+const ICONS = { first: "|◀", back: "◀", next: "▶", last: "▶|" };
+const icon = (name) => h("span", { class: "icon", "aria-hidden": "true" }, ICONS[name]);
+
 function renderReplay() {
   const box = $("replay");
   if (page.snap.status !== "finished") return fill(box);
@@ -362,15 +413,17 @@ function renderReplay() {
     return fill(box, h("h2", {}, t("replay.title")), h("p", {}, t("replay.lead")),
       button("start", t("replay.start"), 0, false));
   }
-  const said = r.step ? r.events.map((e) => sentence({ ...e, seq: 0 })).join(" ") : t("replay.opening");
+  // the move's own sentences name who made it ("Random bot passed."); a move without any says it plainly
+  const said = !r.step ? t("replay.opening") : r.events.length ? r.events.map((e) => sentence({ ...e, seq: 0 })).join(" ")
+    : sentence({ type: "moved", data: { seat: r.seat, move: r.move }, seq: 0 });
   fill(box, h("h2", {}, t("replay.title")),
     h("p", { class: "replay-step", "aria-live": "polite" }, h("strong", {}, t("replay.step", { step: r.step, steps: r.steps })),
-      r.step ? ` · ${talk.name(r.seat)}: ` : " · ", said),
+      " · ", said),
     h("div", { class: "controls" },
-      button("first", `⏮ ${t("replay.first")}`, 0, r.step === 0),
-      button("back", `◀ ${t("replay.back")}`, r.step - 1, r.step === 0),
-      button("next", `${t("replay.next")} ▶`, r.step + 1, r.step === r.steps),
-      button("last", `${t("replay.last")} ⏭`, r.steps, r.step === r.steps),
+      button("first", [icon("first"), ` ${t("replay.first")}`], 0, r.step === 0),
+      button("back", [icon("back"), ` ${t("replay.back")}`], r.step - 1, r.step === 0),
+      button("next", [`${t("replay.next")} `, icon("next")], r.step + 1, r.step === r.steps),
+      button("last", [`${t("replay.last")} `, icon("last")], r.steps, r.step === r.steps),
       button("leave", t("replay.leave"), null, false)));
 }
 
@@ -436,7 +489,9 @@ function statusLine(snap) {
 }
 
 function renderLog() {
-  const events = page.events.filter((e) => !NOT_LOGGED.has(e.type));
+  // replaying, the log follows the step: the events up to the move shown
+  const upTo = page.replay?.version ?? Infinity;
+  const events = page.events.filter((e) => !NOT_LOGGED.has(e.type) && !(e.version > upTo));
   const latest = events.length ? events[events.length - 1].seq : 0;
   if (latest !== page.loggedUpTo) { // lines that came since the last ones drawn stay marked until others come
     const seen = page.shownSeqs;
@@ -453,10 +508,10 @@ function renderLog() {
 function sentence(event) {
   const say = page.game.SENTENCES[event.type] || COMMON[event.type];
   try {
-    return (say && say(event.data, talk)) || fallback(event, talk);
+    return capital((say && say(event.data, talk)) || fallback(event, talk));
   } catch (error) { // an event shaped unlike its sentence expects must not stop the table
     console.error(error);
-    return fallback(event, talk);
+    return capital(fallback(event, talk));
   }
 }
 
@@ -469,8 +524,14 @@ function renderResult(snap) {
     h("th", { scope: "row" }, talk.name(seat), result.winners.includes(seat) ? ` ★ ${t("result.winner")}` : ""),
     h("td", {}, num(result.scores[seat])),
     h("td", {}, explain(seat)))));
+  // a seat that never moved is told why the match ended without it (Dice Party: a round ends when one party wins it)
+  const heard = page.events.some((e) => e.type === "match_created" || e.type === "match_started");
+  const moved = page.events.some((e) => e.type === "moved" && e.data.seat === snap.seat);
+  const unmoved = snap.seat !== null && heard && !moved && !page.replay;
   return [
     h("h2", {}, t("result.title")),
+    unmoved ? h("p", { class: "note", "data-no-move": "" }, t("result.noMove"),
+      has(`result.noMove.${snap.game}`) ? ` ${t(`result.noMove.${snap.game}`)}` : "") : null,
     h("table", { class: "result" }, h("thead", {}, h("tr", {}, h("th", {}, t("result.place")), h("th", {}, t("result.seat")),
       h("th", {}, t("result.score")), h("th", {}, t("result.how")))), h("tbody", {}, rows)),
     page.game.finale ? page.game.finale({ ...talk, snap, matchId }) : null,
@@ -505,6 +566,7 @@ async function start() {
     if (!(problem instanceof Problem)) throw problem;
     return fail(t("error.unknownGame", { game: snap.game }));
   }
+  await loadGameWords(info); // the words the game's package gives the table (its title, phases, moves, events)
   page.game = await import(info.table ?? "./generic.js");
   page.game.setup?.(info);
   page.title = has(`game.${snap.game}`) ? t(`game.${snap.game}`) : info.title;

@@ -30,9 +30,10 @@ function render(tour) {
   $("status").textContent = t("tour.status", {
     status: t(`tour.state.${tour.status}`), round: tour.round, total: tour.rounds_total,
     n: tour.participants.length, per: tour.players_per_match });
-  fill($("standings"), h("table", { class: "standings" },
+  // a region of its own scrolls sideways on a narrow screen, never the page (9 columns)
+  fill($("standings"), h("div", { class: "wide", role: "region", tabindex: "0", "aria-label": t("tour.standings") }, h("table", { class: "standings" },
     h("thead", {}, h("tr", {}, COLUMNS.map((c) => h("th", { scope: "col" }, t(`tour.col.${c}`))))),
-    h("tbody", {}, tour.standings.map((row) => h("tr", {}, COLUMNS.map((c) => h("td", {}, cell(row, c))))))));
+    h("tbody", {}, tour.standings.map((row) => h("tr", {}, COLUMNS.map((c) => h("td", {}, cell(row, c)))))))));
   fill($("rounds"), [...tour.rounds].reverse().map((r) => h("article", {},
     h("h3", {}, t("tour.round", { n: r.round })),
     h("ul", {}, r.matches.map((m) => h("li", {},

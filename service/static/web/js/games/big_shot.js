@@ -36,10 +36,10 @@ function auction(ctx, v) {
   const a = v.auction;
   return h("div", { class: "panel", "aria-label": t("bs.theAuction") },
     h("div", { class: "label" }, t("bs.round", { round: v.round, rounds: v.rounds }), ` · ${ctx.phase(v.phase)}`),
-    a ? h("div", {}, `${t("bs.onAuction")} `, a.cubes.map((c) => cube(c)),
+    a && v.phase !== "over" ? h("div", {}, `${t("bs.onAuction")} `, a.cubes.map((c) => cube(c)),
       h("div", {}, a.high_bidder !== null ? t("bs.highBid", { bid: a.high_bid, name: ctx.name(a.high_bidder) }) : t("bs.noBid")),
       a.passed.length ? h("div", { class: "small" }, t("bs.passed", { names: ctx.names(a.passed) })) : null) : null,
-    v.buyer !== null && v.buyer !== undefined ? h("div", {}, t("bs.bought", { name: ctx.name(v.buyer), price: v.price }), " ",
+    v.buyer !== null && v.buyer !== undefined && v.phase !== "over" ? h("div", {}, t("bs.bought", { name: ctx.name(v.buyer), price: v.price }), " ",
       v.hand.map((c) => cube(c))) : null,
     h("div", { class: "controls" },
       ctx.movesOf("bid").map((m) => ctx.control(m, t("bs.bid"), { title: t("bs.bidWhat") })),
@@ -72,7 +72,8 @@ export function render(ctx) {
     h("div", { class: "row" }, auction(ctx, v), mine.map((s) => account(ctx, v, s))),
     lots(ctx, v), ring(v),
     h("div", { class: "row", "aria-label": t("bs.accounts") }, others.map((s) => account(ctx, v, s)),
-      v.ghost ? h("div", { class: "panel" }, h("h3", {}, t("bs.ghost")), cube(v.ghost)) : null),
+      v.ghost ? h("div", { class: "panel" }, h("h3", {}, t("bs.ghost")), cube(v.ghost),
+        h("p", { class: "small" }, t("bs.ghostWhat"))) : null),
   ];
 }
 

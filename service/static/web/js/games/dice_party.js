@@ -7,6 +7,8 @@ import { t } from "../i18n.js";
 const KINDS = [["party_people", "P"], ["vips", "V"], ["mobs", "M"]];
 const FACES = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 const kind = (key) => t(`dp.kind.${key}`);
+/** So many guests of a kind, the noun agreeing with the number ("1 VIP", "3 Mobs", "no VIPs"). */
+const count = (key, n) => t(`dp.count.${key}`, { n });
 const die = (pips, key) => h("span", { class: "die", role: "img", "aria-label": t("dp.dieShowing", { kind: kind(key), pips }),
   title: `${kind(key)} ${pips}` }, FACES[pips] ?? pips);
 const condition = (c) => (c ? t(`dp.cond.${c}`) : t("dp.cond.none"));
@@ -44,7 +46,7 @@ function roll(ctx, v) {
       decide(ctx, "steal", t("dp.steal.what")),
       decide(ctx, "provoke", t("dp.provoke.what")),
       ctx.movesOf("grow").map((m) => ctx.control(m, g
-        ? t("dp.grow", { option: m.option, n: g[m.option].joined, kind: kind(g[m.option].kind) })
+        ? t("dp.grow", { option: m.option, n: g[m.option].joined, who: count(g[m.option].kind, g[m.option].joined) })
         : t("dp.growOption", { option: m.option })))));
 }
 
@@ -78,7 +80,9 @@ export const SENTENCES = {
   provoked: (d, x) => (d.count ? t("dp.log.provoked", { name: x.name(d.seat), n: d.count })
     : t("dp.log.provoked_none", { name: x.name(d.seat) })),
   mobs_sent: (d, x) => t("dp.log.mobs_sent", { name: x.name(d.seat), n: d.count, to: x.name(d.opponent) }),
-  grew: (d, x) => t(d.mobs ? "dp.log.grew_mobs" : "dp.log.grew", { name: x.name(d.seat), n: d.joined, kind: kind(d.kind), mobs: d.mobs }),
+  grew: (d, x) => (d.joined ? t(d.mobs ? "dp.log.grew_mobs" : "dp.log.grew",
+    { name: x.name(d.seat), n: d.joined, who: count(d.kind, d.joined), mobs: d.mobs })
+    : t("dp.log.no_growth", { name: x.name(d.seat) })),
   no_growth: (d, x) => t("dp.log.no_growth", { name: x.name(d.seat) }),
   escalated: (d, x) => t("dp.log.escalated", { name: x.name(d.seat), mob: d.mob_pips, guest: d.guest_pips }),
   millionaire: (d, x) => t("dp.log.millionaire", { name: x.name(d.seat) }),

@@ -76,6 +76,7 @@ function hand(ctx, v, celebs) {
       title: t("pz.chooseToShow"), "data-card": c.id, "data-preview": t("pz.pv.choose", { c: c.celebrity, need }) },
     h("strong", {}, `▣ ${c.celebrity}`), h("span", { class: "small" }, celebName(c.celebrity, celebs)));
     button.addEventListener("click", () => {
+      if (!chosen.has(c.id) && chosen.size >= need) return; // as many as the rules ask, never more
       chosen.has(c.id) ? chosen.delete(c.id) : chosen.add(c.id);
       button.setAttribute("aria-pressed", String(chosen.has(c.id)));
       const match = show.find((m) => m.cards.length === chosen.size && m.cards.every((id) => chosen.has(id)));

@@ -2,8 +2,8 @@
 // exchange card, bids, the final placement square by square, and at the end each seat's photo (the
 // referee's SVG), which opens large.
 
-import { h, num } from "../dom.js";
-import { has, lang, t } from "../i18n.js";
+import { fill, h, num } from "../dom.js";
+import { has, t } from "../i18n.js";
 
 let picking = null; // the guest chosen for the next placement, kept across redraws
 let guests = {}; // id -> the view's guest record (name, height, gender, face), for names in sentences
@@ -172,21 +172,50 @@ function translatePhoto(svgText, name) {
   return new XMLSerializer().serializeToString(doc);
 }
 
-/** The photo's picture and full-size link: the server's drawing in English, translated in any other language. */
+/**
+ * The photo's legend (the lines under the picture) taken out as text, and the picture alone: drawn small in
+ * a column, the legend would be a few pixels high, so the page writes it in its own type under the picture.
+ */
+function splitLegend(svgText) {
+  const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
+  const root = doc.documentElement;
+  // the scene's last line, centred under it: "camera side" (the numbers over the guests are centred too, higher up)
+  const camera = [...doc.querySelectorAll("text[text-anchor=middle]")]
+    .sort((a, b) => Number(b.getAttribute("y")) - Number(a.getAttribute("y")))[0];
+  if (!camera) return { picture: svgText, legend: [] };
+  const bottom = Number(camera.getAttribute("y")) + 8;
+  const legend = [];
+  for (const el of doc.querySelectorAll("text")) {
+    if (Number(el.getAttribute("y")) > bottom && el.getAttribute("x") === "24") { // the legend's lines, at the left
+      legend.push(el.textContent);
+      el.remove();
+    }
+  }
+  const width = root.getAttribute("width");
+  root.setAttribute("height", String(bottom));
+  root.setAttribute("viewBox", `0 0 ${width} ${bottom}`);
+  return { picture: new XMLSerializer().serializeToString(doc), legend };
+}
+
+/**
+ * The photo's picture and full-size link: the server's drawing, its words written again from the catalogue
+ * (in English too: the server names a seat by its 0-based number, the page by its name).
+ */
 function photoIn(url, name) {
-  if (lang === "en") return Promise.resolve({ img: url, link: url });
   if (!photos.has(url)) {
     photos.set(url, fetch(url).then((r) => {
       if (!r.ok) throw new Error(`photo ${r.status}`);
       return r.text();
     }).then((svg) => {
       const local = translatePhoto(svg, name);
-      return { img: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(local)}`,
+      const { picture, legend } = splitLegend(local);
+      return { img: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(picture)}`, legend,
+        full: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(local)}`,
         link: URL.createObjectURL(new Blob([local], { type: "image/svg+xml" })) };
     }).catch((error) => { // drawn as the server has it for now; the next redraw tries again
       console.warn(error);
       photos.delete(url);
-      return { img: url, link: url };
+      return { img: url, full: url, link: url, legend: [] };
     }));
   }
   return photos.get(url);
@@ -198,7 +227,7 @@ export function finale({ snap, matchId, name }) {
     const close = h("button", { type: "button", class: "close" }, t("pp.close"));
     close.addEventListener("click", () => dialog.close());
     const img = h("img", { alt: t("pp.photoOf", { name: name(seat) }) });
-    photoIn(`/matches/${matchId}/photos/${seat}`, name(seat)).then((p) => { img.src = p.img; });
+    photoIn(`/matches/${matchId}/photos/${seat}`, name(seat)).then((p) => { img.src = p.full; });
     dialog.replaceChildren(h("figure", {}, img, h("figcaption", {}, name(seat))), close);
     dialog.showModal();
     close.focus();
@@ -207,14 +236,16 @@ export function finale({ snap, matchId, name }) {
     const url = `/matches/${matchId}/photos/${s.seat}`;
     const img = h("img", { alt: t("pp.photoOf", { name: name(s.seat) }) });
     const link = h("a", { href: url, target: "_blank" }, t("pp.openFull"));
+    const legend = h("ul", { class: "photo-legend", "data-legend": s.seat });
     photoIn(url, name(s.seat)).then((p) => {
       img.src = p.img;
       link.href = p.link;
+      fill(legend, p.legend.map((line, i) => h("li", { class: i ? null : "total" }, line)));
     });
     const enlarge = h("button", { type: "button", class: "enlarge", "data-enlarge": s.seat,
       "aria-label": t("pp.enlarge", { name: name(s.seat) }) }, img);
     enlarge.addEventListener("click", () => open(s.seat));
-    return h("figure", {}, enlarge, h("figcaption", {}, name(s.seat), " · ", link));
+    return h("figure", {}, enlarge, legend, h("figcaption", {}, name(s.seat), " · ", link));
   })), dialog];
 }
 
