@@ -573,7 +573,7 @@ def test_a_stream_whose_client_does_not_read_waits_and_holds_a_few_chunks(tmp_pa
     out = tmp_path / "sent"
     with open(out, "w") as fh:
         proc = subprocess.Popen([sys.executable, str(script), str(port)], stdout=fh, cwd=os.getcwd(),
-                                env={**os.environ, "PYTHONPATH": f"{os.getcwd()}:{tmp_path}"})
+                                env={**os.environ, "PYTHONPATH": f"{os.getcwd()}:{tmp_path}"}, start_new_session=True)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -583,7 +583,7 @@ def test_a_stream_whose_client_does_not_read_waits_and_holds_a_few_chunks(tmp_pa
             except OSError:
                 assert time.monotonic() < deadline, "the streaming server did not start"
                 time.sleep(0.1)
-        before = rss(proc.pid)
+        before = rss(proc.pid)  # granian's server and its worker (the tree)
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         sock.connect(("127.0.0.1", port))
@@ -595,7 +595,7 @@ def test_a_stream_whose_client_does_not_read_waits_and_holds_a_few_chunks(tmp_pa
         assert rss(proc.pid) - before < 32 << 20
         sock.close()
     finally:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)  # granian's server and its worker process
         proc.wait()
 
 
