@@ -245,16 +245,16 @@ def streamed(url: str, game: str, players: int, deadline: float, seed: int, out:
     lat: list[float] = []
     notice: list[float] = []
     errors = finished = 0
+    seats = list(range(players))
+    posts = [Conn(url) for _ in seats]  # each seat's keep-alive connection for its moves, as a bot host keeps
     while time.monotonic() < deadline:
         mid, tokens, _, _ = new_match(conn, game, players, rng.randrange(1 << 30), clock)
-        seats = list(range(players))
         try:
             streams = [EventStream(url, f"/matches/{mid}/events?legal_moves=true", tokens[s],
                                    max(1.0, deadline - time.monotonic())) for s in seats]
         except (OSError, ConnectionError, RuntimeError):
             errors += 1
             continue
-        posts = [Conn(url) for _ in seats]
         selector = selectors.DefaultSelector()
         for s in seats:
             selector.register(streams[s].sock, selectors.EVENT_READ, s)
@@ -294,10 +294,12 @@ def streamed(url: str, game: str, players: int, deadline: float, seed: int, out:
                 print(f"a streamed table failed: {exc!r}", file=sys.stderr)
         finally:
             selector.close()
-            for c in (*streams, *posts):
-                if c.sock is not None:
-                    c.sock.close()
+            for stream in streams:
+                stream.close()
         finished += over and time.monotonic() < deadline
+    for c in posts:
+        if c.sock is not None:
+            c.sock.close()
     out.append((lat, errors, finished, notice))
 
 
