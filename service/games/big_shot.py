@@ -728,5 +728,5 @@ from .wire import big_shot as _wire  # noqa: E402  (the wire types import nothin
 
 PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.big_shot",
                 conformance="tests.games.test_big_shot", seeds=2, every=9, order=2,
-                table="../static/web/js/games/big_shot.js", docs="../../docs/games/big_shot.md",
-                words="../static/web/i18n/games/big_shot")
+                table="../static/web/js/games/big_shot.js", words="../static/web/i18n/games/big_shot",
+                docs="../../docs/games/big_shot.md")

@@ -609,5 +609,5 @@ from .wire import dice_party as _wire  # noqa: E402  (the wire types import noth
 
 PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.dice_party",
                 conformance="tests.games.test_dice_party", seeds=3, every=3, order=4,
-                table="../static/web/js/games/dice_party.js", docs="../../docs/games/dice_party.md",
-                words="../static/web/i18n/games/dice_party")
+                table="../static/web/js/games/dice_party.js", words="../static/web/i18n/games/dice_party",
+                docs="../../docs/games/dice_party.md")

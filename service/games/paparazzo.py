@@ -909,5 +909,5 @@ from .wire import paparazzo as _wire  # noqa: E402  (the wire types import nothi
 
 PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.paparazzo",
                 conformance="tests.games.test_paparazzo", seeds=1, every=29, order=3,
-                table="../static/web/js/games/paparazzo.js", docs="../../docs/games/paparazzo.md",
-                words="../static/web/i18n/games/paparazzo")
+                table="../static/web/js/games/paparazzo.js", words="../static/web/i18n/games/paparazzo",
+                docs="../../docs/games/paparazzo.md")

@@ -411,5 +411,5 @@ from .wire import super_blatt as _wire  # noqa: E402  (the wire types import not
 
 PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.super_blatt",
                 conformance="tests.games.test_super_blatt", seeds=3, every=2, order=1,
-                table="../static/web/js/games/super_blatt.js", docs="../../docs/games/super_blatt.md",
-                words="../static/web/i18n/games/super_blatt")
+                table="../static/web/js/games/super_blatt.js", words="../static/web/i18n/games/super_blatt",
+                docs="../../docs/games/super_blatt.md")

@@ -58,7 +58,7 @@ def test_the_lobby_seats_an_online_bot_and_a_tournament_page_shows_the_standings
         page.goto(f"{web.url}/tournaments/{tour['id']}/page")
         page.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 2")
         assert "greedy bot" in page.locator("#standings").inner_text()  # builtin:greedy, in the page's words
-        page.wait_for_function("document.querySelector('#status').textContent.startsWith('finished')", timeout=60000)
+        page.wait_for_function("document.querySelector('#status').textContent.startsWith('Finished')", timeout=60000)
         assert page.locator("#rounds article").count() == 1
         assert "random bot vs greedy bot" in page.locator("#rounds").inner_text()
         shot(page, "tournament")

@@ -15,10 +15,11 @@ import pytest
 import requests
 
 from clients.client import Referee
-from service.api.web import PAGES
+from tests.web.test_static import _catalogues
 from tests.web.test_table import open_table, play_others
 
-CATALOGUES = {lang: json.loads((PAGES / "i18n" / f"{lang}.json").read_text()) for lang in ("en", "de")}
+# the page's words and every built-in game's (each game gives its own: Plugin.words)
+CATALOGUES = {lang: words for lang, words in _catalogues().items() if lang in ("en", "de")}
 PLAYERS = {"super_blatt": 2, "paparazzo": 3, "big_shot": 2, "dice_party": 3, "picture_perfect": 2}
 # words no German sentence of ours carries; a hit is a sentence (or part) left in English
 ENGLISH_WORDS = r"the|and|you|your|with|from|this|that|which|is|are|has|have|of|to|for|not|none|no|yes|" \
@@ -162,7 +163,7 @@ def test_a_tournament_page_in_german_shows_no_english(web, german):
         "participants": ["builtin:random", "builtin:greedy", "builtin:search"]}).json()  # the last sits out
     page = german().new_page()
     page.goto(f"{web.url}/tournaments/{tour['id']}/page")
-    page.wait_for_function("document.querySelector('#status').textContent.startsWith('beendet')", timeout=120000)
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('Beendet')", timeout=120000)
     text = shown_text(page)
     assert english_in(text) == [] and "builtin:" not in text, text
     assert "Schweizer System" in text and "Zufalls-Bot" in page.locator("#standings").inner_text()

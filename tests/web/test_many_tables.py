@@ -66,7 +66,7 @@ def test_twelve_tables_stay_live_and_a_thirteenth_page_loads_at_once(web, contex
     for page, (_, seat) in zip(pages, tables):
         version = move_and_wait_for_the_bot(seat)
         page.wait_for_function(f"Number(document.body.dataset.version) >= {version}", timeout=10_000)
-        assert "greedy bot took" in page.locator("#log").inner_text()
+        assert "Greedy bot took" in page.locator("#log").inner_text()  # a sentence begins with a capital
     # a move from three of the tables, clicked, is answered
     rng = random.Random(3)
     for page in pages[:3]:

@@ -96,7 +96,7 @@ def test_a_person_plays_super_blatt_against_the_greedy_bot_by_clicking(web, cont
 PICTURE = {
     "paparazzo": ("[aria-label='The Skandalchronik'] tr", 9, 3, 12),  # a header row and celebrities A to H
     "big_shot": (".bs-lot", 13, 2, 12),  # two players pay for their cubes
-    "dice_party": ("[aria-label$=\"'s party\"]", 3, 3, 12),
+    "dice_party": ("[aria-label$=\"'s party\"], [aria-label=\"Your party\"]", 3, 3, 12),
     "picture_perfect": (".pp-square", 16, 2, 2),  # two players leave a choice in the middle (take)
 }
 MAX_CLICKS = 120
@@ -246,8 +246,8 @@ def test_paparazzo_pages_show_no_cash_but_the_seats_own_after_a_purchase(web, co
         page = open_table(context, web.url, m["id"], None if me is None else tokens[me])
         assert not page.locator("[data-ledger]").count()
         for seat in range(3):
-            name = names[seat] + (" (you)" if seat == me else "")
-            panel = page.locator(f"[aria-label=\"{name}'s table\"]").inner_text()
+            label = "Your table" if seat == me else f"{names[seat]}'s table"  # English's possessive says "your"
+            panel = page.locator(f"[aria-label=\"{label}\"]").inner_text()
             assert "paid" not in panel and "received" not in panel
             if seat != me:
                 assert "cash hidden" in panel, panel

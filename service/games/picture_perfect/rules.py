@@ -758,5 +758,5 @@ from ..wire import picture_perfect as _wire  # noqa: E402  (the wire types impor
 
 PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.picture_perfect",
                 conformance="tests.games.test_picture_perfect", seeds=1, every=9, order=5,
-                table="../../static/web/js/games/picture_perfect.js", docs="../../../docs/games/picture_perfect.md",
-                words="../../static/web/i18n/games/picture_perfect")
+                table="../../static/web/js/games/picture_perfect.js",
+                words="../../static/web/i18n/games/picture_perfect", docs="../../../docs/games/picture_perfect.md")

@@ -9,7 +9,7 @@
 // table falls back to the names the game's code uses.
 
 import { h, num, readable, words } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { has, keysOf, t } from "./i18n.js";
 
 /** Event types of this game: the page listens to them and logs them in plain words (./log.js fallback). */
 export const SENTENCES = {};
@@ -126,6 +126,10 @@ export function render(ctx) {
   // a game that words its view shows the fields it words, in its order of the view; else every field
   const hasWords = Object.keys(view).some((k) => has(`${info.name}.field.${k}`));
   const fields = Object.entries(view).filter(([k]) => !HIDDEN.has(k) && (!hasWords || has(`${info.name}.field.${k}`)));
+  if (hasWords) { // in the order the game's words give them (your dice first, say)
+    const order = keysOf(`${info.name}.field.`).map((key) => key.slice(`${info.name}.field.`.length));
+    fields.sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+  }
   return [
     help(ctx),
     moves(ctx),

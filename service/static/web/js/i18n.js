@@ -105,6 +105,9 @@ let scope = "";
 /** The table's game's own text for a generic key ("field.quantity" -> "liars_dice.field.quantity") when it has one. */
 export const scoped = (key) => (`${scope}.${key}` in catalogue ? `${scope}.${key}` : key);
 
+/** The catalogue's keys that begin with ``prefix``, in the catalogue's order (a game's words order its fields). */
+export const keysOf = (prefix) => Object.keys(catalogue).filter((k) => k.startsWith(prefix));
+
 /** True when the catalogue has ``key`` (for optional texts such as a game's phase help). */
 export const has = (key) => key in catalogue;
 
