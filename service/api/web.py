@@ -66,6 +66,7 @@ class Favicon(MethodView):
     @blp.response(200, description="The pages' icon (SVG), for a browser that asks the conventional place.",
                   content_type="image/svg+xml")
     @blp.doc(operationId="getFavicon")
+    @problems(blp)
     def get(self):
         """The icon of the lobby and the table (the pages name it; a browser may still ask here)."""
         return send_from_directory(PAGES, "favicon.svg", mimetype="image/svg+xml", max_age=86400)
