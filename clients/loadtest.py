@@ -287,7 +287,8 @@ def streamed(url: str, game: str, players: int, deadline: float, seed: int, out:
                                                                "moves": answer["legal_moves"]}
                     if streams[seat].ended:
                         over = True
-                ready = [(key.data, True) for key, _ in selector.select(timeout=1.0)]
+                wait = min(1.0, deadline - time.monotonic())
+                ready = [(key.data, True) for key, _ in selector.select(timeout=max(0.0, wait))] if wait > 0 else []
         except (OSError, ConnectionError) as exc:
             if time.monotonic() < deadline:
                 errors += 1

@@ -16,7 +16,8 @@ Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
 - ``ref:{m:<id>}:ticket:<ticket>`` a stream ticket: the seat it opens, until it expires
 - ``ref:{m:<id>}:streams:<seat>`` zset of the seat's open event streams, scored by lease end
 - channel ``ref:{m:<id>}:notify``: every commit publishes its notice there: the new version, then its status, the
-  seats to act and its events, one a line (held long-polls and streams wake; a stream may send from it)
+  seats to act, its game, its state and its events, one a line (held long-polls and streams wake; a stream may
+  send from it)
 
 Every write of a match is one Lua compare-and-set (``CAS``): it reads the version, and only if it is
 still the one the commit read, writes the hash, the events, the expiry and the ops the commit owes
@@ -232,7 +233,7 @@ class AlreadyAnswered(Exception):
 # The one write of a match: a compare-and-set on its version.  KEYS hash, events, outbox[, idempotency key]
 # [, outbox index][, the global keys of direct ops]; ARGV 1 version read ('' for a new match: the hash must
 # not exist yet), 2 ttl, 3 flags, 4 idempotent answer, 5 now, 6 outbox channel, 7 match id, 8 the notice's
-# head ("status\nto_act", or '' to publish the version alone), then counted
+# head ("status\nto_act\ngame\nstate", or '' to publish the version alone), then counted
 # groups: fields to set (name, value), fields to delete, events (id, event), outbox ops (id, op), direct ops
 # (command, key, a, b: see ``Store.direct_ops``).  Flags: i an idempotency key (KEYS[4]), x the outbox index
 # (the key after it), c compacted (events only extend a stream rebuilt for reading), D drop the events
@@ -692,7 +693,10 @@ class Store:
             flags += "c"
         # the notice of the commit carries its status, seats to act and events: a held stream of a seat that is
         # not to act sends its frames from it, without reading the match again (service/serving/hub.py)
-        notice = f"{fields['status']}\n{fields['to_act']}" if "status" in fields and "to_act" in fields else ""
+        notice = b""
+        if "status" in fields and "to_act" in fields:  # the game and the state: the legal moves of a seat to act
+            notice = b"%s\n%s\n%s\n%s" % (fields["status"].encode(), fields["to_act"].encode(), match.game.encode(),
+                                           fields["state"])
         args: list[Any] = ["" if new else match.version, self._ttl(match), flags, idem[1] if idem else "",
                            time.time(), self.channel, match.id, notice, len(fields)]
         for k, v in fields.items():

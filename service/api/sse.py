@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import orjson
 
-from service.referee import Status, Stream, page_of, public_event, visible
+from service.referee import Status, Stream, page_of, public_event, seat_moves, visible
 from service.store import decode_page, page_call
 
 RETRY_MS = 2000
@@ -57,17 +57,22 @@ async def catch_up_async(read: Callable[..., Awaitable], stream: Stream, after: 
 def from_notices(stream: Stream, notices: list | None, after: int,
                  tag: int | None = None) -> tuple[bytes, int, int, bool] | None:
     """``catch_up_async``'s answer from the notices of the commits since the stream last read (service/serving/
-    hub.py ``Hub.since``), without reading the match; None when a read must tell: a notice missing, events not
-    following on from ``after``, or the viewer to act with its legal moves asked (they need the state)."""
+    hub.py ``Hub.since``), without reading the match; None when a read must tell: a notice missing, or events not
+    following on from ``after``.  A seat to act whose legal moves are asked gets them from the newest notice's
+    state."""
     if not notices:
         return None
     last = notices[-1]
+    moves: list = []
+    status = Status(last.status.decode())
     if stream.legal and stream.viewer is not None and b",%d," % stream.viewer in last.to_act:
-        return None
+        if last.state is None:
+            return None
+        moves = seat_moves(last.game.decode(), status, orjson.loads(last.state), stream.viewer)
     raw = [orjson.loads(e) for n in notices for e in n.events]
     if raw and any(e["seq"] != after + 1 + i for i, e in enumerate(raw)):
         return None
-    page = {"version": last.version, "status": Status(last.status.decode()), "moves": []}
+    page = {"version": last.version, "status": status, "moves": moves}
     out = [event_frame(public_event(e), tag) for e in raw if visible(e, stream.viewer)]
     return finish(out, stream, page, raw[-1]["seq"] if raw else after, tag)
 

@@ -39,11 +39,14 @@ HUB_CHANNEL = "ref:hub"  # nothing is published here; it keeps the pub/sub link 
 @dataclass(eq=False, slots=True)
 class Notice:
     """One commit as its notice told it (service/store.py ``CAS``): its version, the match's status after it, the
-    seats to act (",0,2,"), and its events as stored."""
+    seats to act (",0,2,"), its game, its state (kept for the newest notice of a match only) and its events as
+    stored."""
 
     version: int
     status: bytes
     to_act: bytes
+    game: bytes
+    state: bytes | None
     events: list[bytes]
 
 
@@ -51,9 +54,9 @@ def read_notice(data: bytes) -> tuple[int, Notice | None]:
     """The version of a notice, and the notice itself when it carries the commit (a plain version does not)."""
     parts = data.split(b"\n")
     version = int(parts[0])
-    if len(parts) < 3:
+    if len(parts) < 5:
         return version, None
-    return version, Notice(version, parts[1], parts[2], parts[3:])
+    return version, Notice(version, parts[1], parts[2], parts[3], parts[4], parts[5:])
 
 
 @dataclass(eq=False)
@@ -279,6 +282,8 @@ class Hub:
                         recent = self.recent.get(match_id)
                         if recent is None:
                             recent = self.recent[match_id] = collections.deque(maxlen=self.KEPT)
+                        if recent:
+                            recent[-1].state = None  # only the newest state is of use: a match's memory stays small
                         recent.append(notice)
                     self._wake(match_id, version)
             elif msg["type"] == "subscribe" and msg["channel"] in self.subscribed:

@@ -668,7 +668,8 @@ def test_flasks_turns_go_round_the_addresses_so_a_burst_waits_behind_nobody_else
 def test_a_stream_sends_from_the_notices_only_when_none_is_missing():
     """service/serving/hub.py ``Hub.since`` and service/api/sse.py ``from_notices``: the commits' notices make the
     frames a read would (the viewer's events only); a lost notice, events that do not follow on, or the viewer to
-    act with its legal moves asked: None, and the stream reads the match instead."""
+    act with its legal moves asked and no state in the newest notice: None, and the stream reads the match
+    instead (tests/clients/test_cli.py plays every game's tables from their streams, legal moves included)."""
     from service.api.sse import from_notices
     from service.referee import Stream
     from service.serving.hub import Hub, read_notice
@@ -680,7 +681,9 @@ def test_a_stream_sends_from_the_notices_only_when_none_is_missing():
     hub.recent = {"m": collections.deque(maxlen=Hub.KEPT)}
     for version, events, to_act in ((5, [event(10, 5, "all"), event(11, 5, [1])], b",1,"),
                                     (6, [event(12, 6, [0])], b",0,")):
-        _, notice = read_notice(b"\n".join([b"%d" % version, b"active", to_act, *events]))
+        _, notice = read_notice(b"\n".join([b"%d" % version, b"active", to_act, b"super_blatt", b"{}", *events]))
+        if hub.recent["m"]:
+            hub.recent["m"][-1].state = None  # as Hub._read keeps it: the newest notice's state only
         hub.recent["m"].append(notice)
     assert read_notice(b"7") == (7, None)  # a plain version (a bot's inbox): no notice
     seat0 = Stream(store=None, match_id="m", viewer=0, holder=None, id="s", lease=1.0)
@@ -690,5 +693,6 @@ def test_a_stream_sends_from_the_notices_only_when_none_is_missing():
     assert hub.since("m", 3, 9) is None  # the notice of version 4 is missing
     assert from_notices(seat0, hub.since("m", 4, 8), 8) is None  # event 9 was never seen
     seat0.legal = True
-    assert from_notices(seat0, hub.since("m", 4, 9), 9) is None  # seat 0 to act: its legal moves need the state
+    hub.recent["m"][-1].state = None
+    assert from_notices(seat0, hub.since("m", 4, 9), 9) is None  # seat 0 to act, its state not kept: a read
     assert hub.since("m", 6, 12) is None  # nothing new
