@@ -95,8 +95,8 @@ def run_referee(checkout: Path | None, matches: int, seconds: float, players: in
     """A fresh `referee serve` (of ``checkout``, or this one), one loadtest per way of learning turns."""
     port, data = free_port(), tempfile.mkdtemp(prefix="referee-bench-")
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    if checkout is not None:
-        env["PYTHONPATH"] = str(checkout)
+    if checkout is not None:  # its own code first, its own example game's too (an installed plugin of today's
+        env["PYTHONPATH"] = f"{checkout}:{checkout / 'examples' / 'liars_dice'}"  # may not load in the old code)
     cmd = [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data", data]
     if processes:
         cmd += ["--processes", str(processes)]
