@@ -987,9 +987,10 @@ class Referee:
         for m in moves[:step]:
             events = game.apply(state, m["seat"], game.parse_move(m["move"]), match_rng(seed, applied_at(record, m)))
         last = moves[step - 1] if step else None
-        # the log up to here: the events of a version up to the next move's (None at the end: every event)
+        # the log up to here: the events of a version up to the one the next move was applied at (None at the
+        # end: every event)
         return {"step": step, "steps": len(moves), "seat": last["seat"] if last else None,
-                "version": moves[step]["version"] if step < len(moves) else None,
+                "version": applied_at(record, moves[step]) if step < len(moves) else None,
                 "move": last["move"] if last else None, "to_act": [] if game.is_over(state) else game.to_act(state),
                 "view": game.view(state, None),
                 "events": [{"type": e["type"], "data": e["data"]} for e in events if e["to"] == "all"]}

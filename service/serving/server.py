@@ -38,7 +38,8 @@ def wire_server(target: str, host: str, port: int, settings: Settings, processes
     ``REFEREE_MAX_HEAD``, which each worker applies exactly) and deadline (which also closes a keep-alive
     connection left silent), the connections each worker holds at once; one request under way per connection
     (pipelined ones wait, unread), and a streamed answer's writes wait while its client does not read."""
-    from granian.constants import HTTPModes, Interfaces, SSLProtocols
+
+    from granian.constants import HTTPModes, Interfaces, Loops, SSLProtocols
     from granian.http import HTTP1Settings, HTTP2Settings
     from granian.server import Server
 
@@ -49,6 +50,7 @@ def wire_server(target: str, host: str, port: int, settings: Settings, processes
     buffer = max(settings.max_head + 4096, WIRE_MIN_BUFFER)
     return Server(
         target, address=host, port=port, interface=Interfaces.ASGI, workers=processes, factory=factory,
+        loop=Loops.uvloop,
         websockets=False, http=HTTPModes.auto if tls else HTTPModes.http1, backlog=WIRE_BACKLOG,
         backpressure=settings.max_connections,
         http1_settings=HTTP1Settings(header_read_timeout=int(settings.head_timeout * 1000), keep_alive=True,

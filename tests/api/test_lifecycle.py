@@ -348,8 +348,9 @@ def test_a_finished_match_replays_step_by_step_as_a_spectator_saw_it(isolated, h
         step = ref.replay_step(mid, None, k)
         assert step["step"] == k and step["steps"] == steps
         assert step["view"] == views[k]
-        # the log up to here: the events of a version up to the next move's (the web table's replay log)
-        assert step["version"] == (record["moves"][k]["version"] if k < steps else None)
+        # the log up to here: the events of a version below the next move's (the web table's replay log): a move's
+        # version in a record is the match's once it was made, its commit one version
+        assert step["version"] == (record["moves"][k]["version"] - 1 if k < steps else None)
         if k:
             assert step["move"] == record["moves"][k - 1]["move"] and step["seat"] == record["moves"][k - 1]["seat"]
             assert step["events"] and all(e["type"] != "moved" for e in step["events"])

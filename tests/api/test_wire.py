@@ -511,7 +511,8 @@ def test_a_stuck_request_is_answered_504_and_its_process_replaced(tmp_path):
 def test_a_frozen_api_process_is_killed_and_replaced(redis_url):
     """An API process that stops turning its event loop where SIGALRM cannot reach it (here SIGSTOP: alive, never
     running) is killed by granian's server process once Flask's deadline and a margin have passed, and granian
-    starts another; meanwhile the other process serves new connections."""
+    starts another; then every new connection is served again (meanwhile the kernel hands some of them to the
+    frozen process's socket: granian's workers each listen with SO_REUSEPORT)."""
     from service.serving.shared import MARGIN
 
     srv = Server(redis_url, workers=0, env={"REFEREE_APP_TIMEOUT": "2"})
@@ -521,13 +522,12 @@ def test_a_frozen_api_process_is_killed_and_replaced(redis_url):
         frozen = apps[0]
         os.kill(frozen, signal.SIGSTOP)
         t0 = time.monotonic()
-        for _ in range(5):  # new connections: the frozen process accepts none of them
-            assert requests.get(f"{srv.url}/healthz", timeout=5).status_code == 200
         assert wait_for(lambda: frozen not in named(srv.proc.pid, "referee-app"), timeout=2 + MARGIN + 10), \
             "the frozen process was not killed"
         assert time.monotonic() - t0 >= 2
         assert wait_for(lambda: len(named(srv.proc.pid, "referee-app")) == 2, timeout=20), "no process replaced it"
-        assert requests.get(f"{srv.url}/games", timeout=5).status_code == 200
+        for _ in range(10):  # new connections, whichever process the kernel hands them to
+            assert requests.get(f"{srv.url}/games", timeout=5).status_code == 200
     finally:
         for pid in named(srv.proc.pid, "referee-app"):
             with contextlib.suppress(ProcessLookupError):
