@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 import redis
 import requests
@@ -191,3 +192,23 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):
         if time.monotonic() > deadline:
             raise AssertionError("condition not reached in time")
         time.sleep(interval)
+
+
+def json_lines(path: str) -> list[dict]:
+    """Every line of a process's log, each of which must be JSON (stderr is a file: not a terminal)."""
+    with open(path, "rb") as fh:
+        raw = fh.read().splitlines()
+    bad = [line for line in raw if not line.startswith(b"{")]
+    assert not bad, f"{len(bad)} of {len(raw)} lines are not JSON, e.g. {bad[:3]}"
+    return [orjson.loads(line) for line in raw]
+
+
+def stop_group(proc: subprocess.Popen, timeout: float = 20) -> None:
+    """SIGTERM a process started with ``start_new_session`` and all it started; SIGKILL what is left after
+    ``timeout`` seconds."""
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()

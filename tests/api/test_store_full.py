@@ -15,8 +15,7 @@ import requests
 
 from service.embedded import EmbeddedRedis
 from service.store import GROWTH_MARGIN, growth, match_key
-from tests.api.test_webhooks import json_lines
-from tests.conftest import Server, wait_for
+from tests.conftest import Server, json_lines, wait_for
 
 #: bytes of room above what the warmed-up idle service uses: about 40 all-bot 4-player Super-Blatt matches
 ROOM = 2 << 20

@@ -28,7 +28,7 @@ from service.openapi import spec_dict
 from service.referee import Actor
 from service.referee import Referee as Engine
 from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, deliver, due_key, messages
-from tests.conftest import ROOT, Server, wait_for
+from tests.conftest import ROOT, Server, json_lines, wait_for
 
 
 class Receiver:
@@ -341,15 +341,6 @@ def test_a_worker_killed_mid_delivery_loses_nothing(redis_url, monkeypatch):
         receiver.close()
         for q in (engine.queue, engine.search_queue):
             q.delete(delete_jobs=True)
-
-
-def json_lines(path: str) -> list[dict]:
-    """Every line of a server's log, each of which must be JSON (stderr is a file: not a terminal)."""
-    with open(path, "rb") as fh:
-        raw = fh.read().splitlines()
-    bad = [line for line in raw if not line.startswith(b"{")]
-    assert not bad, f"{len(bad)} of {len(raw)} lines are not JSON, e.g. {bad[:3]}"
-    return [json.loads(line) for line in raw]
 
 
 def test_a_slow_receiver_gets_every_message_once_in_order_and_no_job_meets_its_timeout(redis_url):

@@ -4,9 +4,7 @@ write is JSON, and once the store takes writes again every match plays to its en
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -19,7 +17,7 @@ from service.config import Settings
 from service.embedded import EmbeddedRedis
 from service.referee import Referee as Engine
 from service.store import match_key
-from tests.conftest import ROOT, wait_for
+from tests.conftest import ROOT, json_lines, stop_group, wait_for
 
 
 def test_refused_writes_are_said_once_per_process_and_play_goes_on_after(tmp_path, monkeypatch):
@@ -46,21 +44,12 @@ def test_refused_writes_are_said_once_per_process_and_play_goes_on_after(tmp_pat
         wait_for(lambda: all(client.hget(match_key(m), "status") == b"finished" for m in ids), timeout=45,
                  interval=0.5)
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_group(proc)
         log.close()
         client.close()
         store.close()
-    with open(log.name, "rb") as fh:
-        raw = fh.read().splitlines()
+    lines = json_lines(log.name)
     os.unlink(log.name)
-    bad = [line for line in raw if not line.startswith(b"{")]
-    assert not bad, f"{len(bad)} of {len(raw)} lines are not JSON, e.g. {bad[:3]}"
-    lines = [json.loads(line) for line in raw]
     said = [(line.get("pid"), line.get("message", "")) for line in lines]
     refused = [(pid, m) for pid, m in said if "refuses writes at its maxmemory" in m]
     assert refused, said
@@ -70,4 +59,4 @@ def test_refused_writes_are_said_once_per_process_and_play_goes_on_after(tmp_pat
     assert max(by_process.values()) <= 2, refused  # once per incident (and per kind of it), not once per try
     assert not [m for _, m in said if "exited" in m], said  # no process died of it
     assert any("recovered after" in m for _, m in said), said
-    assert len(raw) < 200, f"{len(raw)} lines in about 10 s"
+    assert len(lines) < 200, f"{len(lines)} lines in about 10 s"

@@ -4,9 +4,7 @@ again under load of the workers; every line the workers write meanwhile is JSON.
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -24,7 +22,7 @@ from service.embedded import EmbeddedRedis
 from service.referee import Actor
 from service.referee import Referee as Engine
 from tests.api.test_webhooks import Receiver
-from tests.conftest import ROOT, wait_for
+from tests.conftest import ROOT, json_lines, stop_group, wait_for
 
 
 def test_a_delayed_retry_and_an_rq_delayed_job_still_run_after_the_store_restarts(tmp_path, monkeypatch):
@@ -63,20 +61,11 @@ def test_a_delayed_retry_and_an_rq_delayed_job_still_run_after_the_store_restart
         wait_for(lambda: Job.fetch(delayed, connection=client, serializer=JSONSerializer).get_status()
                  == "finished", timeout=30)
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_group(proc)
         receiver.close()
         store.close()
         log.close()
-    with open(log.name, "rb") as fh:
-        lines = fh.read().splitlines()
+    said = [line.get("message", "") for line in json_lines(log.name)]
     os.unlink(log.name)
-    bad = [line for line in lines if not line.startswith(b"{")]
-    assert not bad, f"{len(bad)} of {len(lines)} lines are not JSON, e.g. {bad[:3]}"
-    said = [json.loads(line).get("message", "") for line in lines]
     assert any("backing off" in text for text in said), said  # the outage was said (once per process)
     assert len([t for t in said if "backing off" in t]) <= 12, said
