@@ -337,8 +337,9 @@ class Front:
         self.app = app  # Flask's WSGI callable; made at the lifespan's start when not given
         self.hub: Hub | None = None  # made at the first wait
         self.held: set[asyncio.Task] = set()  # the tasks of held requests (for drain)
-        self.clients: dict[str, int] = {}  # requests under way per client address, held ones included
-        self.counts: shared.ClientCounts | None = None  # the same, over every API process (``start``)
+        #: requests under way per client address, held ones included: over every API process once ``start``
+        #: found granian's shared table, else this process's own
+        self.counts: shared.ClientCounts | shared.LocalCounts = shared.LocalCounts()
         self.turns = Turns(settings.max_waiting_per_client)
         self.fixed: dict[str, Fixed] = {}  # by path: the answers routes marked fixed (GET, no query string)
         self.log = AccessLog()
@@ -430,16 +431,12 @@ class Front:
         rid = request_id(headers)
         outlet = Outlet(send, receive)
         address = (scope.get("client") or ("", 0))[0]
-        under_way = self.clients.get(address, 0)
         counts = self.counts
-        if (counts.count(address) if counts is not None else under_way) >= self.settings.max_per_client \
-                or self.turns.full(address):
+        if counts.count(address) >= self.settings.max_per_client or self.turns.full(address):
             return await self._refuse(outlet, scope, rid, started, problem(
                 "client_limit", "Too many requests from one address are under way; retry shortly.",
                 retry_after=self.settings.retry_after))
-        self.clients[address] = under_way + 1
-        if counts is not None:
-            counts.add(address, 1)
+        counts.add(address, 1)
         try:
             await self._serve(scope, headers, outlet, address, rid, started)
         except (Exception, Stuck):  # a defect of ours (or a deadline met at its very end): logged, answered 500
@@ -449,13 +446,7 @@ class Front:
                     await self._refuse(outlet, scope, rid, started,
                                        problem("internal", "The server failed on this request; it was logged."))
         finally:
-            if counts is not None:
-                counts.add(address, -1)
-            left = self.clients[address] - 1
-            if left:
-                self.clients[address] = left
-            else:
-                del self.clients[address]
+            counts.add(address, -1)
 
     async def _serve(self, scope: dict, headers: Headers, outlet: Outlet, address: str, rid: str,
                      started: float) -> None:

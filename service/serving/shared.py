@@ -73,6 +73,23 @@ class ClientCounts:
         self.table[self.row * SLOTS + (hash(address) & (SLOTS - 1))] += delta
 
 
+class LocalCounts:
+    """The same counts kept by one process alone: an application made without granian's server (tests)."""
+
+    def __init__(self) -> None:
+        self.under_way: dict[str, int] = {}
+
+    def count(self, address: str) -> int:
+        return self.under_way.get(address, 0)
+
+    def add(self, address: str, delta: int) -> None:
+        left = self.under_way.get(address, 0) + delta
+        if left:
+            self.under_way[address] = left
+        else:
+            del self.under_way[address]
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
