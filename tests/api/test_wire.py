@@ -252,7 +252,7 @@ def test_a_burst_of_costly_requests_from_one_address_does_not_slow_another(wire)
     thread = threading.Thread(target=burst, daemon=True)
     thread.start()
     took = []
-    while thread.is_alive() and len(took) < 40:
+    while (thread.is_alive() or len(took) < 5) and len(took) < 40:
         t0 = time.monotonic()
         snap = player.get(f"{wire.url}/matches/{created['id']}", timeout=5).json()
         token = created["seats"][snap["to_act"][0]]["token"]
@@ -278,11 +278,24 @@ def count_served(srv: Server, route: str) -> int:
     return 0
 
 
+def settled_count(srv: Server, route: str, quiet: float = 1.0, most: float = 30.0) -> int:
+    """``count_served`` once it has stopped moving for ``quiet`` seconds: an earlier burst's requests whose clients
+    already left are still counted as their writes fail, some seconds later on a loaded machine."""
+    count, deadline = count_served(srv, route), time.monotonic() + most
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = count_served(srv, route)
+        if now == count:
+            break
+        count = now
+    return count
+
+
 def test_a_pipeline_flood_that_reads_nothing_holds_only_its_own_connection(wire):
     """1,500 pipelined GETs from a client with a 4 KiB receive buffer that reads nothing: one request of a
     connection is under way at a time, its answers wait unread in that connection alone, nobody else waits; and
     once it hangs up, the rest of its requests never run."""
-    before = count_served(wire, "/openapi.json")
+    before = settled_count(wire, "/openapi.json")
 
     def attack() -> None:
         sock = connect(wire, rcvbuf=4096)
@@ -297,6 +310,7 @@ def test_a_pipeline_flood_that_reads_nothing_holds_only_its_own_connection(wire)
     while_attacked(wire, attack, 4)
     time.sleep(1)
     served = count_served(wire, "/openapi.json") - before
+    print(f"flood: {served} of 1,500 requests ran")
     assert served < 200, f"{served} of the flood's requests ran"
 
 
@@ -342,7 +356,7 @@ def test_a_silent_connection_is_closed_at_the_head_deadline(wire):
 
 def test_a_client_that_hangs_up_with_work_queued_costs_nothing_more(wire):
     """3,000 GETs sent on a connection that then closes at once: they do not all run, nobody stalls."""
-    before = count_served(wire, "/openapi.json")
+    before = settled_count(wire, "/openapi.json")
 
     def attack() -> None:
         sock = connect(wire)
