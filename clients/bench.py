@@ -46,11 +46,11 @@ from collections.abc import Iterator
 
 import orjson
 
-from service.config import Settings
-from service.connections import connect
+from service.core.referee import Actor
 from service.games import GAMES
 from service.games.base import GameError, concretize
-from service.referee import Actor
+from service.infra.config import Settings
+from service.infra.connections import connect
 from workers.bots import BOTS, Budget, make_bot
 
 
@@ -221,7 +221,7 @@ def bench_bots(game, pairs: list[tuple[str, str]], matches: int, larger: int, se
 @contextlib.contextmanager
 def redis_url() -> Iterator[str]:
     """REDIS_URL, or a throwaway embedded server for the length of the benchmark."""
-    from service.embedded import EmbeddedRedis
+    from service.infra.embedded import EmbeddedRedis
 
     if os.environ.get("REDIS_URL"):
         yield os.environ["REDIS_URL"]
@@ -237,9 +237,9 @@ def bench_memory(game, matches: int, seed: int) -> None:
     """What a finished match of random bots costs the store, all its keys and RQ's bookkeeping for it
     included: Valkey's ``used_memory`` before and after ``matches`` of them, per match, as they finished
     (kept whole for ``REFEREE_COMPACT_AFTER``) and once compacted."""
-    from service.embedded import EmbeddedRedis
-    from service.referee import Referee
-    from service.store import match_key
+    from service.core.referee import Referee
+    from service.core.store import match_key
+    from service.infra.embedded import EmbeddedRedis
     from workers.dispatch import until_idle
     from workers.jobs import sweep
 
@@ -291,8 +291,8 @@ def bench_webhooks(game, matches: int, seed: int) -> None:
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    from service import webhooks
-    from service.referee import Referee
+    from service.core.referee import Referee
+    from service.integrations import webhooks
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as a real receiver does
@@ -349,7 +349,7 @@ def _environ(method: str, path: str, token: str, body: dict | None = None) -> di
 def bench_api(game, moves: int, seed: int, repeat: int | None = None, layer: str = "app") -> None:
     """``repeat``: only play through ``layer`` (the app, or the referee alone), once to warm up and ``repeat``
     more times (for callgrind)."""
-    from service.app import create_app
+    from service.api.app import create_app
 
     with redis_url() as url:
         app = create_app(dataclasses.replace(Settings.from_env(), redis_url=url))

@@ -28,7 +28,7 @@ from pathlib import Path
 import requests
 
 from clients.soak import tree
-from service.embedded import free_port
+from service.infra.embedded import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -24,8 +24,8 @@ import time
 from typing import Any
 
 from clients.client import Referee, RefereeError
-from service.config import Settings
-from service.processes import catch_stop_signals, stop_requested
+from service.infra.config import Settings
+from service.infra.processes import catch_stop_signals, stop_requested
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
@@ -67,7 +67,7 @@ def _connections_problem() -> str | None:
     """Why the configured store or queue cannot be used (said once here, not by every child), or None."""
     import redis
 
-    from service.connections import connect
+    from service.infra.connections import connect
 
     try:
         for client in connect(Settings.from_env()):
@@ -112,7 +112,7 @@ def claim_port(host: str, port: int) -> socket.socket:
 
 
 def cmd_serve(args) -> int:
-    from service.embedded import EmbeddedRedis
+    from service.infra.embedded import EmbeddedRedis
     from service.serving.server import ApiProcesses
     from workers.run import replace_dead, start_workers, stop_workers
 
@@ -260,7 +260,7 @@ def cmd_worker(args) -> int:
 
 
 def cmd_openapi(args) -> int:
-    from service.openapi import render
+    from service.api.openapi import render
 
     text = render()
     if args.output == "-":
@@ -312,10 +312,10 @@ def export_finished(args) -> int:
     records (with ``finished_at``), read from the store itself: an operator's copy, kept wherever they like."""
     from datetime import UTC, datetime
 
-    from service.connections import connect
-    from service.embedded import EmbeddedRedis
-    from service.problems import Problem
-    from service.referee import Referee as Engine
+    from service.core.referee import Referee as Engine
+    from service.infra.connections import connect
+    from service.infra.embedded import EmbeddedRedis
+    from service.infra.problems import Problem
 
     if args.data:
         os.environ["REDIS_URL"] = EmbeddedRedis.url_of(args.data)
@@ -359,7 +359,7 @@ def _when(text: str) -> float:
 
 def cmd_replay(args) -> int:
     """Replay a record through the game modules; 0 when the result is the recorded one, else 1."""
-    from service.record import ReplayError, replay
+    from service.core.record import ReplayError, replay
 
     with open(args.file) as fh:
         record = json.load(fh)
@@ -554,9 +554,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def serving(argv: list[str]) -> int:
     """``serve``, ``api`` and ``worker`` in prometheus_client's multiprocess mode: a private folder for the metrics
-    of their processes, set before anything imports prometheus_client or forks (service/multiproc.py), and
-    removed at stop; and their log lines (service/logs.py)."""
-    from service import logs, multiproc
+    of their processes, set before anything imports prometheus_client or forks (service/integrations/multiproc.py), and
+    removed at stop; and their log lines (service/integrations/logs.py)."""
+    from service.integrations import logs, multiproc
 
     folder = multiproc.start()
     try:

@@ -29,7 +29,7 @@ import time
 import requests
 
 from clients import loadtest
-from service.embedded import free_port
+from service.infra.embedded import free_port
 
 
 class IdleStream(asyncio.Protocol):

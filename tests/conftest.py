@@ -22,8 +22,8 @@ import redis
 import requests
 
 from clients.client import Referee, RefereeError
-from service.config import Settings
-from service.embedded import EmbeddedRedis, free_port
+from service.infra.config import Settings
+from service.infra.embedded import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -50,7 +50,7 @@ def redis_client(redis_url):
 
 @pytest.fixture(scope="session")
 def app(redis_client):
-    from service.app import create_app
+    from service.api.app import create_app
 
     app = create_app(Settings.from_env(), client=redis_client)
     app.testing = True  # answers are checked against their response schemas
@@ -151,7 +151,7 @@ class RecordingReferee(Referee):
 def ref(server) -> Referee:
     """The HTTP client; after the test, every match it created that is finished replays, from its
     record alone, to its recorded result."""
-    from service.record import replay
+    from service.core.record import replay
 
     client = RecordingReferee(server.url, [])
     yield client

@@ -110,7 +110,7 @@ def test_each_game_page_states_its_rulings():
 
 
 def test_every_error_code_is_in_the_api_guide():
-    from service.problems import CODES
+    from service.infra.problems import CODES
 
     guide = (ROOT / "docs" / "api.md").read_text()
     missing = [code for code in CODES if f"`{code}`" not in guide]

@@ -1,4 +1,4 @@
-"""Every line a process writes when stderr is not a terminal is JSON (service/logs.py): an exception nothing
+"""Every line a process writes when stderr is not a terminal is JSON (integrations/logs.py): an exception nothing
 caught, in the process, in a thread or in a forked child, and whatever Python code prints to stderr itself;
 a failure met again and again is said once as it begins and once as it ends."""
 
@@ -12,12 +12,12 @@ import textwrap
 
 import redis
 
-from service import logs
+from service.integrations import logs
 from tests.conftest import ROOT
 
 CRASHING = textwrap.dedent("""
     import multiprocessing as mp, sys, threading, warnings
-    from service import logs
+    from service.integrations import logs
     logs.setup()
 
     def boom():

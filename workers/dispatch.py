@@ -1,7 +1,7 @@
 """The dispatcher: moves what commits owe from the matches' outboxes to RQ, and due jobs to their queues.
 
 A commit writes its jobs into its match's outbox in the same compare-and-set as the move
-(service/store.py, service/outbox.py).  The dispatcher wakes on the outbox channel (or every
+(service/core/store.py, service/core/outbox.py).  The dispatcher wakes on the outbox channel (or every
 ``REFEREE_DISPATCH_INTERVAL`` seconds), reads the outboxes of the matches named in the index (on a
 Redis Cluster: found by scanning the primaries every ``SCAN_EVERY`` seconds, and named on the
 channel), hands their ops to RQ's server in one transaction, then deletes the ops it sent.  It also
@@ -20,7 +20,7 @@ It is also RQ's scheduler (the workers run none): every ``SCHEDULE_EVERY`` secon
 delayed jobs whose time has come (a failed job's retry, a tournament's tick), with RQ's own scheduler
 class in this process, under RQ's own lock.  Everything delayed therefore lives in the store and is
 moved by a process that outlives a restart of the store: a refused or lost connection is said once
-(service/logs.py ``Incident``), and the next round after it goes on where the last one was.
+(service/integrations/logs.py ``Incident``), and the next round after it goes on where the last one was.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ import orjson
 import redis
 from redis.cluster import RedisCluster
 
-from service import requestid
-from service.outbox import SENT_TTL, outbox_key, sent_key
-from service.referee import Referee
+from service.core.outbox import SENT_TTL, outbox_key, sent_key
+from service.core.referee import Referee
+from service.integrations import requestid
 
 log = logging.getLogger("referee.dispatch")
 
@@ -219,7 +219,7 @@ def until_idle(ref: Referee, worker=None, queues=None) -> int:
 def run(ref: Referee, stop=lambda: False) -> None:
     """Dispatch until ``stop()``: wake on the outbox channel, at the next job's time, or every
     ``dispatch_interval`` at the latest (a cluster's scan, a lost notification)."""
-    from service import logs
+    from service.integrations import logs
 
     interval = ref.settings.dispatch_interval
     dispatcher = Dispatcher(ref)
@@ -266,9 +266,9 @@ def run(ref: Referee, stop=lambda: False) -> None:
 
 def main(parent: int | None = None) -> None:
     """The dispatcher process of a worker host (workers/run.py)."""
-    from service.config import Settings
-    from service.connections import connect
-    from service.processes import catch_stop_signals, die_with_parent, name_process, stop_requested
+    from service.infra.config import Settings
+    from service.infra.connections import connect
+    from service.infra.processes import catch_stop_signals, die_with_parent, name_process, stop_requested
 
     if parent is not None:
         die_with_parent(parent)

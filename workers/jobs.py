@@ -24,14 +24,16 @@ from rq import Queue, get_current_job
 from rq.job import Job, JobStatus
 from rq.serializers import JSONSerializer
 
-from service import bots, outbox, requestid, webhooks
-from service.config import Settings
-from service.connections import store_for_queue
+from service.competition import bots
+from service.core import outbox
+from service.core.outbox import due_key, outbox_key
+from service.core.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
+from service.core.store import Match, Status
 from service.games import PLUGINS
-from service.outbox import due_key, outbox_key
-from service.problems import Problem
-from service.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
-from service.store import Match, Status
+from service.infra.config import Settings
+from service.infra.connections import store_for_queue
+from service.infra.problems import Problem
+from service.integrations import requestid, webhooks
 from workers.bots import Budget, make_bot
 
 log = logging.getLogger("referee.workers")
@@ -214,8 +216,8 @@ def sweep(ref: Referee, older_than: float | None = None) -> int:
 
 
 def deliver_webhooks(match_id: str, due_at: float | None = None) -> str:
-    """Send the match's webhook messages that are due (service/webhooks.py, ``deliver``), after relaying to
-    the bot accounts seated in it what they owe or learn (issue 35, service/bots.py ``relay``).  ``due_at``:
+    """Send the match's webhook messages that are due (service/integrations/webhooks.py, ``deliver``), after relaying to
+    the bot accounts seated in it what they owe or learn (issue 35, service/competition/bots.py ``relay``).  ``due_at``:
     this job is a retry scheduled for that time."""
     ref = _current_referee()
     bots.relay(ref, match_id)

@@ -16,10 +16,17 @@ import redis
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service import logs, multiproc, requestid
-from service.config import Settings
-from service.connections import connect
-from service.processes import catch_stop_signals, die_with_parent, fork, name_process, stop_processes, stop_requested
+from service.infra.config import Settings
+from service.infra.connections import connect
+from service.infra.processes import (
+    catch_stop_signals,
+    die_with_parent,
+    fork,
+    name_process,
+    stop_processes,
+    stop_requested,
+)
+from service.integrations import logs, multiproc, requestid
 
 log = logging.getLogger("referee.workers")
 
@@ -30,8 +37,8 @@ INCIDENT = logs.Incident(log, "worker")
 
 class Worker(SimpleWorker):
     """RQ's worker, which runs each job for the request that caused it (its ``meta``'s request id:
-    service/requestid.py), counts its wait and run time (service/metrics.py) and logs a line for it
-    (service/logs.py)."""
+    integrations/requestid.py), counts its wait and run time (integrations/metrics.py) and logs a line for it
+    (service/integrations/logs.py)."""
 
     log_text = False
     stopping = False
@@ -49,7 +56,7 @@ class Worker(SimpleWorker):
         super().request_stop(signum, frame)
 
     def perform_job(self, job, queue, execution) -> bool:
-        from service import metrics
+        from service.integrations import metrics
 
         started, clock = time.time(), time.perf_counter()
         rid = job.meta.get(requestid.META) if job.meta else None
@@ -127,7 +134,7 @@ def _sweep_forever(interval: float, parent: int) -> None:
     die_with_parent(parent)
     name_process("referee-sweeper")
     os.nice(ALL_BOT_NICE)
-    from service.referee import Referee
+    from service.core.referee import Referee
     from workers.jobs import sweep, sweep_webhooks
 
     settings = Settings.from_env()
@@ -208,12 +215,13 @@ def run_workers(count: int, search: int = 1, metrics_port: int | None = None, me
     catch_stop_signals()
     procs = start_workers(count, search)
     if metrics_port is not None:
-        from service import metrics
-        from service.referee import Referee
+        from service.core.gauges import StoreGauges
+        from service.core.referee import Referee
+        from service.integrations import metrics
 
         settings = Settings.from_env()
         store, queue = connect(settings, timeout=settings.redis_timeout)
-        metrics.serve_workers(metrics_host, metrics_port, Referee(store, settings, queue))
+        metrics.serve_workers(metrics_host, metrics_port, StoreGauges(Referee(store, settings, queue)))
     try:
         while not stop_requested():
             replace_dead(procs, count, search)

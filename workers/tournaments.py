@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from rq import get_current_job
 
-from service import bots
-from service.problems import Problem
-from service.tournaments import Tournaments
+from service.competition import bots
+from service.competition.tournaments import Tournaments
+from service.infra.problems import Problem
 from workers.jobs import referee_for
 
 
@@ -36,7 +36,7 @@ def advance(tid: str) -> str:
 
 
 def relay_sweep() -> int:
-    """Relay every match bot accounts play (service/bots.py ``sweep``), then schedule the next sweep while
+    """Relay every match bot accounts play (service/competition/bots.py ``sweep``), then schedule the next sweep while
     any is played; the chain ends (its lease lapses) when none is, and the next match started restarts it."""
     ref = referee_for(get_current_job().connection)
     done = bots.sweep(ref)

@@ -1,4 +1,10 @@
-"""The HTTP layer: flask-smorest Api with RFC 9457 problem answers, and shared route helpers."""
+"""The HTTP API: the Flask application (``app``), one flask-smorest blueprint per resource (``matches``, ``games``,
+``bots``, ``tournaments``, ...), the wire schemas (``contract``), the OpenAPI document (``openapi``), and here the
+shared helpers: the Api with RFC 9457 problem answers, the route decorators.
+
+It may import the competition, the core, the integrations, infra and the games; above it only the serving layer
+and the command line (clients/cli.py) import it.
+"""
 
 from __future__ import annotations
 
@@ -22,8 +28,8 @@ from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import HTTPException
 
 from service.api.contract import ByGame, tagged_property
-from service.problems import CODES, Problem
-from service.referee import STORE_FULL_RETRY, Referee
+from service.core.referee import STORE_FULL_RETRY, Referee
+from service.infra.problems import CODES, Problem
 
 PROBLEM_JSON = "application/problem+json"
 #: the largest integer every JSON client holds exactly; versions, seats and sequence numbers stay below

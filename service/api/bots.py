@@ -1,6 +1,6 @@
 """Bot accounts (issue 35): register, list, retire; a bot's event stream; challenges to an online bot.
 
-The bot's event stream is held by the front like a seat's (service/bots.py says how); its events are
+The bot's event stream is held by the front like a seat's (service/competition/bots.py says how); its events are
 ``challenge``, ``match.started`` (with the seat token), ``turn`` (the seat's view and legal moves of that
 version) and ``match.finished``.
 """
@@ -13,9 +13,9 @@ from marshmallow import Schema, ValidationError, fields, validate, validates
 
 from service.api import BEARER, MAX_INT, Blueprint, bearer, flag, integer, problems, referee, text
 from service.api.matches import LAST_EVENT_ID, ClockSchema, SeatSpecSchema, hold_streams
-from service.bots import Bots, inbox_id
+from service.competition.bots import Bots, inbox_id
 from service.games import BOT_KINDS, GAMES
-from service.problems import Problem
+from service.infra.problems import Problem
 
 blp = Blueprint("bots", __name__, url_prefix="/bots",
                 description="Bot accounts: an event stream of challenges and turns, from anywhere")

@@ -11,7 +11,7 @@ from marshmallow import Schema, fields
 from service.api import Blueprint, integer, problems, referee
 from service.api.contract import Tagged, by_game, camel
 from service.games import BOT_KINDS, GAMES, PLUGINS, Game, Plugin
-from service.problems import Problem
+from service.infra.problems import Problem
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 

@@ -6,8 +6,8 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from service.api import BEARER, Blueprint, bearer, problems, referee
+from service.competition.ladder import report, standings
 from service.games import GAMES
-from service.ladder import report, standings
 
 blp = Blueprint("ladder", __name__, url_prefix="/ladder",
                 description="Ratings (OpenSkill, Plackett-Luce) from rated matches, per game")

@@ -9,7 +9,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from service.api import BEARER, OPTIONAL_BEARER, Blueprint, bearer, problems, referee
-from service.bots import Bots
+from service.competition.bots import Bots
 
 blp = Blueprint("lifecycle", __name__, url_prefix="/matches",
                 description="The life of a match: away and back, records, rematches")

@@ -37,10 +37,10 @@ from service.api.contract import (
     seed_field,
 )
 from service.api.webhooks import WebhookCreatedSchema, WebhookSpecSchema
+from service.core.referee import Actor, Referee, Stream
+from service.core.store import Status
 from service.games import GAMES
-from service.problems import Problem
-from service.referee import Actor, Referee, Stream
-from service.store import Status
+from service.infra.problems import Problem
 
 blp = Blueprint("matches", __name__, url_prefix="/matches",
                 description="Matches: seats, views, legal moves, moves and events")
@@ -402,7 +402,7 @@ class Matches(MethodView):
         if game not in GAMES:
             raise Problem("unknown_game", f"There is no game {game!r}; see GET /games.")
         if any(s.get("bot_account") for s in body["seats"] or []):  # issue 35: seats for bot accounts
-            from service.bots import Bots
+            from service.competition.bots import Bots
 
             return Bots(referee()).create_match(game, body["players"], body["options"], body.get("seed"),
                                                 body["seats"], body["clock"], body["listed"], body["webhook"])

@@ -1,4 +1,4 @@
-"""GET /metrics: Prometheus exposition of every process of the service (service/metrics.py)."""
+"""GET /metrics: Prometheus exposition of every process of the service (service/integrations/metrics.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ import os
 from flask import Response, request
 from flask.views import MethodView
 
-from service import metrics
 from service.api import BEARER, Blueprint, problems, referee
-from service.problems import Problem
+from service.core.gauges import StoreGauges
+from service.infra.problems import Problem
+from service.integrations import metrics
 
 blp = Blueprint("metrics", __name__, description="Prometheus metrics")
 
@@ -26,4 +27,4 @@ class Metrics(MethodView):
         """Metrics for Prometheus; behind a bearer token when the server sets REFEREE_METRICS_TOKEN."""
         if os.environ.get("REFEREE_METRICS_TOKEN") and not metrics.token_ok(request.headers.get("Authorization")):
             raise Problem("bad_token", metrics.BAD_METRICS_TOKEN)
-        return Response(metrics.render(referee()), content_type=metrics.CONTENT_TYPE)
+        return Response(metrics.render(StoreGauges(referee())), content_type=metrics.CONTENT_TYPE)

@@ -17,7 +17,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api import MAX_INT, Blueprint, flag, problems, referee
 from service.api.matches import hold_streams
-from service.problems import Problem
+from service.infra.problems import Problem
 
 blp = Blueprint("streams", __name__, url_prefix="/events", description="One event stream for several matches.")
 

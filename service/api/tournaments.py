@@ -8,7 +8,7 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 from service.api import Blueprint, integer, problems, referee
 from service.api.matches import ClockSchema
 from service.api.web import page
-from service.tournaments import Tournaments
+from service.competition.tournaments import Tournaments
 
 blp = Blueprint("tournaments", __name__, url_prefix="/tournaments",
                 description="Tournaments of bot accounts and built-in bots, paired and started automatically")

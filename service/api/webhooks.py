@@ -1,6 +1,6 @@
 """A match's webhook: its deliveries, and a new signing secret (the host's; set with ``POST /matches``).
 
-How messages are made, signed (Standard Webhooks) and sent: ``service/webhooks.py``.
+How messages are made, signed (Standard Webhooks) and sent: ``service/integrations/webhooks.py``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from marshmallow import Schema, fields, validate
 
 from service.api import BEARER, Blueprint, bearer, integer, problems, referee
 from service.api.contract import OUTCOMES, ForfeitData, TimeoutData, camel, const, ref
-from service.webhooks import EVENT_TYPES
+from service.integrations.webhooks import EVENT_TYPES
 
 blp = Blueprint("webhooks", __name__, url_prefix="/matches",
                 description="A match's webhook (Standard Webhooks): deliveries and its secret")

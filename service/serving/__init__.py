@@ -6,6 +6,6 @@ hold of long-polls and event streams on each process's event loop.
 - ``wsgi``: Flask, called in that process as any WSGI server calls it;
 - ``hub``: the process's one pub/sub connection that wakes held requests at their match's commits.
 
-It may import the HTTP API (service.api, service.app) and the referee's core; nothing outside it imports it but
+It may import the HTTP API (service.api, service.api.app) and the referee's core; nothing outside it imports it but
 the command line (clients/cli.py).
 """

@@ -42,18 +42,18 @@ from urllib.parse import unquote_to_bytes
 import orjson
 from redis.exceptions import RedisError
 
-from service import logs, metrics, multiproc, requestid
 from service.api import problem_answer, sse
-from service.config import Settings
-from service.problems import Problem
-from service.referee import Stream
+from service.core.referee import Stream
+from service.infra.config import Settings
+from service.infra.problems import Problem
+from service.integrations import logs, metrics, multiproc, requestid
 from service.serving import shared, wsgi
 from service.serving.hub import Beats, Hub, Waiter
+from service.serving.outlet import Gone, Headers, Outlet
 
 log = logging.getLogger("referee.front")
 
 FULL_COLLECTION_EVERY = 100  # collections of the middle generation per full one (CPython's default: 10)
-Headers = list[tuple[str, str]]
 
 
 def request_id(headers: Headers) -> str:
@@ -73,7 +73,7 @@ def request_id(headers: Headers) -> str:
 
 
 class AccessLog:
-    """The process's line per request (service/logs.py), and its counting in the metrics.  Lines go out together
+    """The process's line per request (integrations/logs.py), and its counting in the metrics.  Lines go out together
     every ``EVERY`` seconds (one system call for all, not one a request), and at stop."""
 
     EVERY = 0.05
@@ -122,93 +122,10 @@ def problem(code: str, detail: str, headers: Headers = (),
     return status, [*more, *cors_headers(list(headers))], body
 
 
-class Gone(Exception):
-    """The client hung up."""
-
-
 class Stuck(BaseException):
     """Flask held one request past ``REFEREE_APP_TIMEOUT`` (raised by SIGALRM into the stuck code).
 
     A BaseException: Flask's error handling (``except Exception``) must not answer it as its own 500."""
-
-
-class Outlet:
-    """One request's way back to its client (the server's ASGI ``send``), and the watch for its hang-up.
-
-    The server reads a request's body and then reports ``http.disconnect`` once the client goes; a held or
-    waiting request watches for it, so that its wait ends then and its work never starts.  A stream's writes
-    wait while the client does not read (the server keeps a few chunks per connection, no more), and a
-    heartbeat is skipped while the previous write still waits: a client that stops reading holds one write."""
-
-    __slots__ = ("send", "receive", "gone", "on_gone", "watch", "writing", "started")
-
-    def __init__(self, send, receive) -> None:
-        self.send, self.receive = send, receive
-        self.gone = False
-        self.on_gone: list = []
-        self.watch: asyncio.Task | None = None
-        self.writing: asyncio.Task | None = None  # the task whose write waits for the client
-        self.started = False  # the answer's head went out
-
-    def watch_hang_up(self) -> None:
-        if self.watch is None:
-            self.watch = asyncio.ensure_future(self._watch())
-
-    async def _watch(self) -> None:
-        with suppress(Exception):
-            while (await self.receive())["type"] != "http.disconnect":
-                pass
-        self.hang_up()
-
-    def hang_up(self) -> None:
-        if not self.gone:
-            self.gone = True
-            for callback in self.on_gone:
-                callback()
-            if self.writing is not None:
-                self.writing.cancel()
-
-    def stop_watching(self) -> None:
-        if self.watch is not None:
-            self.watch.cancel()
-            self.watch = None
-        self.on_gone.clear()
-
-    async def respond(self, status: int, headers: Headers, body: bytes) -> None:
-        """A whole answer."""
-        self.started = True
-        await self.send({"type": "http.response.start", "status": status,
-                         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
-        await self.send({"type": "http.response.body", "body": body})
-
-    async def start(self, status: int, headers: Headers) -> None:
-        self.started = True
-        await self.send({"type": "http.response.start", "status": status,
-                         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
-
-    async def write(self, data: bytes) -> None:
-        """A part of a streamed answer; raises ``Gone`` once the client hung up.
-
-        granian's ``send`` is done at once while the connection's few chunks have room (no task, no turn of the
-        loop); only a write that waits for its client is awaited, and a hang-up meanwhile cancels the task that
-        waits (``writing``), which is told ``Gone``."""
-        if self.gone:
-            raise Gone
-        task = asyncio.current_task()
-        self.writing = task
-        try:
-            await self.send({"type": "http.response.body", "body": data, "more_body": True})
-        except asyncio.CancelledError:
-            if self.gone and task.uncancel() == 0:
-                raise Gone from None
-            raise
-        finally:
-            self.writing = None
-
-    async def end(self) -> None:
-        if not self.gone:
-            with suppress(Exception):
-                await self.send({"type": "http.response.body", "body": b""})
 
 
 class Turns:
@@ -369,7 +286,7 @@ class Front:
                 return
 
     def start(self) -> None:
-        from service.processes import die_with_parent, name_process
+        from service.infra.processes import die_with_parent, name_process
 
         name_process("referee-app")
         die_with_parent()
@@ -380,7 +297,7 @@ class Front:
             self._beat()
         multiproc.sweep_dead()  # the held requests a replaced process counted no longer are
         if self.app is None:
-            from service.app import create_app
+            from service.api.app import create_app
 
             self.app = create_app(self.settings)
         signal.signal(signal.SIGALRM, self._alarm)

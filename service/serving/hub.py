@@ -24,11 +24,11 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from service.api import sse
-from service.referee import Stream
-from service.store import PAGE, match_key, notify_channel, streams_key
+from service.core.referee import Stream
+from service.core.store import PAGE, match_key, notify_channel, streams_key
 
 if TYPE_CHECKING:
-    from service.serving.front import Outlet
+    from service.serving.outlet import Outlet
 
 log = logging.getLogger("referee.front")
 
@@ -38,7 +38,7 @@ HUB_CHANNEL = "ref:hub"  # nothing is published here; it keeps the pub/sub link 
 
 @dataclass(eq=False, slots=True)
 class Notice:
-    """One commit as its notice told it (service/store.py ``CAS``): its version, the match's status after it, the
+    """One commit as its notice told it (service/core/store.py ``CAS``): its version, the match's status after it, the
     seats to act (",0,2,"), its game, its state (kept for the newest notice of a match only) and its events as
     stored."""
 

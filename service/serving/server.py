@@ -18,9 +18,9 @@ import signal
 import time
 from pathlib import Path
 
-from service import logs, multiproc
-from service.config import Settings
-from service.processes import die_with_parent, fork, name_process, stop_processes
+from service.infra.config import Settings
+from service.infra.processes import die_with_parent, fork, name_process, stop_processes
+from service.integrations import logs, multiproc
 from service.serving import shared
 
 log = logging.getLogger("referee.processes")

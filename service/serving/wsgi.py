@@ -18,7 +18,7 @@ from service.api import HOLD as HOLD_HEADER
 from service.api import INTERNAL
 from service.api import MATCH as MATCH_KEY
 from service.api import ROUTE as ROUTE_KEY
-from service.problems import Problem
+from service.infra.problems import Problem
 
 log = logging.getLogger("referee.front")
 

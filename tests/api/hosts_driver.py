@@ -27,9 +27,9 @@ import redis
 import requests
 
 from clients.client import TRANSIENT
+from service.core.referee import match_rng
+from service.core.store import events_key
 from service.games import GAMES
-from service.referee import match_rng
-from service.store import events_key
 
 GAME = GAMES["super_blatt"]
 

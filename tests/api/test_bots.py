@@ -22,7 +22,7 @@ import pytest
 import redis
 import requests
 
-from service.bots import bot_key
+from service.competition.bots import bot_key
 from tests.conftest import ROOT, Server, wait_for
 
 CLOCK = {"move_seconds": 30, "on_timeout": "forfeit"}  # ample on a loaded machine; a killed bot waits it once

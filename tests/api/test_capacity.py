@@ -13,11 +13,11 @@ import redis
 from clients import cli
 from clients.client import Referee as HttpReferee
 from clients.client import RefereeError
-from service.app import create_app
-from service.config import Settings, machine_memory, parse_bytes
-from service.embedded import EmbeddedRedis
-from service.record import replay
-from service.referee import Referee
+from service.api.app import create_app
+from service.core.record import replay
+from service.core.referee import Referee
+from service.infra.config import Settings, machine_memory, parse_bytes
+from service.infra.embedded import EmbeddedRedis
 from tests import outbox
 from tests.conftest import Server
 

@@ -16,12 +16,12 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from service.config import Settings
-from service.connections import connect
-from service.embedded import EmbeddedCluster, EmbeddedRedis
-from service.outbox import outbox_key
-from service.referee import Actor, Referee
-from service.store import Store
+from service.core.outbox import outbox_key
+from service.core.referee import Actor, Referee
+from service.core.store import Store
+from service.infra.config import Settings
+from service.infra.connections import connect
+from service.infra.embedded import EmbeddedCluster, EmbeddedRedis
 from tests import outbox
 from tests.api import test_games_http, test_live
 from tests.conftest import ROOT, Server
@@ -146,7 +146,7 @@ def test_a_cluster_without_a_queue_server_is_refused(monkeypatch, env):
 
 def test_python_m_service_embedded_serves_a_cluster_until_stopped(monkeypatch):
     """The benchmark helper: it prints the settings of a cluster that works, and Ctrl-C removes it."""
-    proc = subprocess.Popen([sys.executable, "-m", "service.embedded", "--primaries", "3"], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "service.infra.embedded", "--primaries", "3"], cwd=ROOT,
                             stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline().split()

@@ -15,10 +15,10 @@ from marshmallow import Schema
 
 from service.api import first_difference
 from service.api.contract import EVENT_TYPES, OUTCOMES, VIEWS, camel
+from service.api.openapi import spec_dict
+from service.core.record import rank_forfeits
 from service.games import GAMES
 from service.games.base import concretize
-from service.openapi import spec_dict
-from service.record import rank_forfeits
 
 CASES = [(name, variant) for name, game in GAMES.items() for variant in game.variants]
 

@@ -26,10 +26,10 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from service.api import PROBLEM_JSON
-from service.config import Settings
+from service.core.referee import Actor
 from service.games import GAMES
 from service.games.base import concretize
-from service.referee import Actor
+from service.infra.config import Settings
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 QUICK = settings(deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)
@@ -55,7 +55,7 @@ class Counting:
 @pytest.fixture(scope="module")
 def app(redis_client):
     """The app with long-polls cut short: a fuzzed ``wait`` must not hold the run for a minute."""
-    from service.app import create_app
+    from service.api.app import create_app
 
     app = create_app(dataclasses.replace(Settings.from_env(), max_wait=0), client=redis_client)
     app.testing = True  # answers are checked against their response schemas

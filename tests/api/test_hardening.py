@@ -8,8 +8,8 @@ import redis
 import yaml
 
 from service.api import PROBLEM_JSON
-from service.embedded import free_port
-from service.openapi import render
+from service.api.openapi import render
+from service.infra.embedded import free_port
 from tests.api.test_errors import auth, create, problem, state_of
 
 
@@ -165,8 +165,8 @@ def test_redis_down_answers_503_with_retry_after_and_not_ready(redis_url):
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    from service.app import create_app
-    from service.config import Settings
+    from service.api.app import create_app
+    from service.infra.config import Settings
 
     dead = redis.Redis(port=free_port(), retry=Retry(NoBackoff(), 0))  # nothing listens there
     http = create_app(Settings.from_env(), client=dead).test_client()

@@ -12,12 +12,12 @@ import pytest
 from rq.job import Job
 
 from clients.cli import main as cli
-from service import outbox as outbox_keys
+from service.core import outbox as outbox_keys
+from service.core.record import replay
+from service.core.referee import REFUSED, Actor
 from service.games import GAMES
 from service.games.base import concretize
-from service.problems import Problem
-from service.record import replay
-from service.referee import REFUSED, Actor
+from service.infra.problems import Problem
 from tests import outbox
 from tests.workers import test_jobs
 from tests.workers.test_jobs import burst

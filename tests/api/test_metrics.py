@@ -17,9 +17,9 @@ import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
-from service import logs, metrics, requestid
-from service.embedded import free_port
-from service.metrics import route_template
+from service.infra.embedded import free_port
+from service.integrations import logs, metrics, requestid
+from service.integrations.metrics import route_template
 from tests.conftest import ROOT, Server, wait_for
 
 TOKEN = "metrics-s3cret"
@@ -241,7 +241,7 @@ def test_the_bot_turn_a_move_causes_logs_the_moves_request_id(served):
 
 
 def test_a_start_removes_the_metrics_folders_of_killed_supervisors(monkeypatch, tmp_path):
-    from service import multiproc
+    from service.integrations import multiproc
 
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     dead = subprocess.Popen([sys.executable, "-c", "pass"])

@@ -12,9 +12,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from openapi_spec_validator import validate
 
+from service.api.openapi import render
 from service.games import GAMES, OWN
-from service.openapi import render
-from service.problems import CODES
+from service.infra.problems import CODES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,8 +54,8 @@ def test_spec_is_valid_and_documents_every_game_and_error():
 def operations():
     import redis
 
-    from service.app import create_app
-    from service.config import Settings
+    from service.api.app import create_app
+    from service.infra.config import Settings
 
     spec_app = create_app(Settings.from_env(), client=redis.Redis())  # only to read the document
     schema = schemathesis.openapi.from_dict(spec_app.test_client().get("/openapi.json").json)

@@ -22,7 +22,7 @@ import redis
 import requests
 
 from clients.soak import tree
-from service.outbox import outbox_key
+from service.core.outbox import outbox_key
 from tests.conftest import Server, wait_for
 
 

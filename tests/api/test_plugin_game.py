@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from clients import arena
+from service.api.openapi import spec_dict
 from service.games import OWN, PLUGINS
-from service.openapi import spec_dict
 from tests.conftest import wait_for
 from tests.plugin import PLUGIN_GAME, needs_plugin
 

@@ -13,8 +13,8 @@ import pytest
 import redis
 import requests
 
-from service.embedded import EmbeddedRedis
-from service.store import GROWTH_MARGIN, growth, match_key
+from service.core.store import GROWTH_MARGIN, growth, match_key
+from service.infra.embedded import EmbeddedRedis
 from tests.conftest import Server, json_lines, wait_for
 
 #: bytes of room above what the warmed-up idle service uses: about 40 all-bot 4-player Super-Blatt matches
@@ -113,9 +113,9 @@ def test_at_the_bound_admitted_matches_finish_and_new_ones_are_admitted_again(bo
 def test_the_reserve_keeps_each_admitted_match_once_until_it_is_over_or_expired(redis_url, monkeypatch):
     """The room kept is a sum kept with the set (written once however often a commit's note is written again),
     released by the commit that ends a match, and by the sweeper's pruning for a match that expired unfinished."""
-    from service.config import Settings
-    from service.outbox import Sender, note
-    from service.referee import Referee as Engine
+    from service.core.outbox import Sender, note
+    from service.core.referee import Referee as Engine
+    from service.infra.config import Settings
 
     monkeypatch.setenv("REFEREE_QUEUE", f"reserve-{uuid.uuid4().hex[:8]}")
     client = redis.Redis.from_url(redis_url)
@@ -138,9 +138,9 @@ def test_the_reserve_keeps_each_admitted_match_once_until_it_is_over_or_expired(
 def test_the_sweepers_valve_drops_replay_caches_and_nothing_else(redis_url, monkeypatch):
     """A compacted match read again keeps its replay as a cache, outside the reserve: a full store drops it (a
     reading plays the match again); a match not compacted keeps its events."""
-    from service.config import Settings
-    from service.referee import Referee as Engine
-    from service.store import events_key, state_key
+    from service.core.referee import Referee as Engine
+    from service.core.store import events_key, state_key
+    from service.infra.config import Settings
     from tests import outbox
 
     monkeypatch.setenv("REFEREE_QUEUE", f"valve-{uuid.uuid4().hex[:8]}")

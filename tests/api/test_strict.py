@@ -6,7 +6,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from service.openapi import spec_dict
+from service.api.openapi import spec_dict
 from tests.api.test_errors import auth, create, problem
 
 

@@ -1,4 +1,4 @@
-"""The tournaments' rulings (service/tournaments.py, docs/tournaments.md): points by place, Buchholz and
+"""The tournaments' rulings (service/competition/tournaments.py, docs/tournaments.md): points by place, Buchholz and
 Sonneborn-Berger, round robin schedules, Swiss pairings with byes and no avoidable rematch, fair seats; and
 POST /tournaments' refusals.  Pure functions, and the app in process: no server."""
 
@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from service.tournaments import place_points, round_robin, seat_order, standings, swiss_round
+from service.competition.tournaments import place_points, round_robin, seat_order, standings, swiss_round
 
 
 def test_points_by_place_share_ties_and_are_the_chess_ones_for_two():

@@ -23,11 +23,11 @@ from jsonschema import Draft202012Validator
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from clients.client import Referee, RefereeError
-from service.config import Settings
-from service.openapi import spec_dict
-from service.referee import Actor
-from service.referee import Referee as Engine
-from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, deliver, due_key, messages
+from service.api.openapi import spec_dict
+from service.core.referee import Actor
+from service.core.referee import Referee as Engine
+from service.infra.config import Settings
+from service.integrations.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, deliver, due_key, messages
 from tests.conftest import ROOT, Server, json_lines, wait_for
 
 
@@ -402,7 +402,7 @@ def test_a_delivery_job_is_never_enqueued_twice_under_one_id(redis_url):
     from rq.job import Job
     from rq.serializers import JSONSerializer
 
-    from service.outbox import Sender, job
+    from service.core.outbox import Sender, job
 
     conn = redis.Redis.from_url(redis_url)
     name = f"twice-{uuid.uuid4().hex[:8]}"

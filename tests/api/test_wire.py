@@ -495,7 +495,7 @@ def test_a_stuck_request_is_answered_504_and_its_process_replaced(tmp_path):
     """Flask stuck on one request (here: its store stopped by SIGSTOP, alive but never answering, with a Redis
     timeout longer than the deadline): the request is answered 504 ``app_timeout`` at REFEREE_APP_TIMEOUT, the
     API process that held it is replaced, and once the store is back every request is served."""
-    from service.embedded import EmbeddedRedis
+    from service.infra.embedded import EmbeddedRedis
 
     store = EmbeddedRedis(tmp_path / "store", persist=False)
     url = store.start()
@@ -551,7 +551,7 @@ def test_a_frozen_api_process_is_killed_and_replaced(redis_url):
 
 STREAMING_APP = r'''
 import sys
-from service.config import Settings
+from service.infra.config import Settings
 from service.serving.server import wire_server
 
 sent = 0
@@ -579,7 +579,7 @@ def test_a_stream_whose_client_does_not_read_waits_and_holds_a_few_chunks(tmp_pa
     import subprocess
     import sys
 
-    from service.embedded import free_port
+    from service.infra.embedded import free_port
 
     port = free_port()
     script = tmp_path / "streaming.py"

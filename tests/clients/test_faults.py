@@ -22,7 +22,7 @@ import pytest
 import redis
 import requests
 
-from service.embedded import free_port
+from service.infra.embedded import free_port
 from tests.clients.test_serve import alive, descendants
 from tests.conftest import ROOT, wait_for
 

@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from clients.client import Referee
-from service.embedded import free_port
+from service.infra.embedded import free_port
 from tests.conftest import ROOT, wait_for
 
 
@@ -114,7 +114,7 @@ def test_a_child_whose_parent_died_before_it_asked_to_die_with_it_stops():
     """die_with_parent(parent): when the parent is gone before PR_SET_PDEATHSIG is set (a worker
     restarted just as the service was SIGKILLed), the child is an orphan already and must stop; such
     sweepers were found running on after the fault test."""
-    from service.processes import die_with_parent
+    from service.infra.processes import die_with_parent
 
     child = os.fork()
     if child == 0:
@@ -154,7 +154,7 @@ def test_a_worker_restarted_by_serve_still_stops_on_sigterm(monkeypatch):
 
 def test_the_embedded_servers_rewrite_runs_below_the_requests(tmp_path):
     """An append-only file rewrite forks the whole dataset and writes it flat out; `referee serve` lowers it to
-    nice 10 (service.embedded.EmbeddedRedis.lower_background), so that it takes the CPU the requests leave."""
+    nice 10 (service.infra.embedded.EmbeddedRedis.lower_background), so that it takes the CPU the requests leave."""
     import redis
 
     data, port = tmp_path / "data", free_port()

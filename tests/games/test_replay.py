@@ -7,9 +7,9 @@ import random
 
 import pytest
 
+from service.core.record import FORMAT_VERSION, ReplayError, match_rng, rank_forfeits, replay
 from service.games import GAMES, PLUGINS
 from service.games.base import concretize, matches
-from service.record import FORMAT_VERSION, ReplayError, match_rng, rank_forfeits, replay
 
 MATCHES = 100  # per game and player count, cycling through the variants
 

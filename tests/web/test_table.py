@@ -8,9 +8,9 @@ import random
 import pytest
 
 from clients.client import Referee
+from service.core.store import match_key
 from service.games import GAMES
 from service.games.base import is_span
-from service.store import match_key
 from tests.web.conftest import shot
 
 MOVES = "#board [data-move], #actions [data-move]"

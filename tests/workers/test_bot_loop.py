@@ -14,11 +14,11 @@ import redis
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service.config import Settings
+from service.core.record import replay
+from service.core.referee import Actor, Referee
 from service.games import GAMES
 from service.games.base import concretize
-from service.record import replay
-from service.referee import Actor, Referee
+from service.infra.config import Settings
 from tests import outbox
 from workers import jobs
 from workers.jobs import sweep

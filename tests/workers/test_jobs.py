@@ -16,9 +16,9 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.config import Settings
-from service.referee import Actor, Referee
-from service.store import match_key
+from service.core.referee import Actor, Referee
+from service.core.store import match_key
+from service.infra.config import Settings
 from tests import outbox
 from tests.conftest import ROOT, wait_for
 from workers.dispatch import Dispatcher
@@ -241,7 +241,7 @@ def hooking(redis_url, monkeypatch):
 def test_the_webhook_sweep_leaves_a_delivery_waiting_in_the_outbox_and_resends_a_lost_one(hooking):
     """On one server the commit writes a webhook's note itself, while its delivery job waits in the outbox for the
     dispatcher: the sweep takes that job for alive, and sends the delivery again only once it is lost."""
-    from service.outbox import outbox_key
+    from service.core.outbox import outbox_key
     from workers.jobs import sweep_webhooks
 
     ref, client, m = hooking
@@ -293,7 +293,7 @@ def test_a_delivery_owed_while_the_matchs_delivery_runs_is_sent_after_it_never_d
 def test_a_delivery_that_finds_the_lock_taken_waits_for_its_holder_to_let_go(hooking):
     """The holder reads the log a last time, then lets go: a delivery that came meanwhile takes the match over
     then, rather than leave its commit to the sweeper; a holder still at work keeps it (it reads the log again)."""
-    from service import webhooks
+    from service.integrations import webhooks
 
     ref, client, m = hooking
     client.set(webhooks.lock_key(m["id"]), "holder", px=60_000)

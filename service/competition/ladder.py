@@ -15,9 +15,9 @@ from collections import defaultdict
 import redis
 from openskill.models import PlackettLuce
 
-from service.problems import Problem, wrong_shape
-from service.referee import HOST, Referee
-from service.store import Status
+from service.core.referee import HOST, Referee
+from service.core.store import Status
+from service.infra.problems import Problem, wrong_shape
 
 MODEL = PlackettLuce()
 RATED_TTL = 30 * 24 * 3600  # how long a match id is remembered as rated

@@ -22,7 +22,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.processes import STOP_SIGNALS, exec_in_own_group
+from service.infra.processes import STOP_SIGNALS, exec_in_own_group
 
 
 def server_binary() -> str:
@@ -232,14 +232,14 @@ class EmbeddedCluster:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m service.embedded [--primaries N]``: start a throwaway cluster (and a queue server),
+    """``python -m service.infra.embedded [--primaries N]``: start a throwaway cluster (and a queue server),
     or one server with ``--primaries 0``, print the settings that point `referee serve` or
     `referee worker` at it, and keep it up until Ctrl-C (benchmarks, trying cluster mode)."""
     import argparse
     import shutil
     import tempfile
 
-    p = argparse.ArgumentParser(prog="python -m service.embedded", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m service.infra.embedded", description=main.__doc__)
     p.add_argument("--primaries", type=int, default=3, help="cluster primaries (0: one plain server)")
     args = p.parse_args(argv)
     root = Path(tempfile.mkdtemp(prefix="referee-embedded-"))

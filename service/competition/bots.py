@@ -44,10 +44,10 @@ from typing import Any
 
 import orjson
 
+from service.core.referee import Referee, new_token, player_of, token_hash
+from service.core.store import Status, events_key, match_key, streams_key
 from service.games import BOT_KINDS, GAMES
-from service.problems import Problem, wrong_shape
-from service.referee import Referee, new_token, player_of, token_hash
-from service.store import Status, events_key, match_key, streams_key
+from service.infra.problems import Problem, wrong_shape
 
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{1,31}")
 BOTS = "ref:bots"
@@ -193,7 +193,7 @@ class Bots:
         return bool(self.redis.zcount(streams_key(inbox_id(name), HOLDER), time.time(), "+inf"))
 
     def listing(self, online: bool | None = None, game: str | None = None) -> dict:
-        from service.ladder import MODEL, ladder_key
+        from service.competition.ladder import MODEL, ladder_key
 
         names = [n.decode() for n in self.redis.zrange(BOTS, 0, -1)]
         out = []
@@ -231,7 +231,7 @@ class Bots:
     def open_stream(self, token: str | None):
         """Check a bot's event stream request and count it against the bot's open streams; a bot coming back
         takes back the seats handed to its away bot while it was offline."""
-        from service.referee import Stream
+        from service.core.referee import Stream
 
         name = self.me(token)
         inbox = inbox_id(name)
@@ -512,7 +512,15 @@ def relay_once(ref: Referee, match_id: str) -> int | None:
         ref.store.redis.zrem(PLAYING, match_id)
         ref.store.redis.hdel(RELAYED, match_id)
         if tournament:  # in a job of its own: a round's matches are made under its own, longer timeout
-            from service.tournaments import enqueue_advance
-
             enqueue_advance(ref, tournament)
     return match.version
+
+
+#: seconds a job that moves a tournament on may take (it creates a round's matches)
+ADVANCE_TIMEOUT = 50
+
+
+def enqueue_advance(ref: Referee, tid: str) -> None:
+    """Move the tournament on in a job of its own (a match of it ended), outside the job that noticed."""
+    ref.queue.enqueue_call("workers.tournaments.advance", args=(tid,), job_id=f"advance_{tid}_{time.time_ns()}",
+                           timeout=ADVANCE_TIMEOUT, result_ttl=0)

@@ -1,6 +1,6 @@
 """What a commit owes after it (a bot turn, a scoring, a clock's deadline), written with the commit.
 
-The store's one compare-and-set (service/store.py) writes a match's state, its events and the
+The store's one compare-and-set (service/core/store.py) writes a match's state, its events and the
 operations the commit owes into the match's outbox, all in the match's slot, in one step: a
 move and its jobs commit together or not at all.  The dispatcher (workers/dispatch.py) then moves
 each operation to RQ and deletes it from the outbox, so a crash between the two leaves the
@@ -91,7 +91,7 @@ def void(job_id: str) -> tuple[str, dict]:
 def note(key: str, member: str, score: float, mode: str = "set", trim_before: float | None = None) -> tuple[str, dict]:
     """A member of a global sorted set (``mode``: set, ``gt`` or ``nx``; ``rem`` takes it out), older members
     trimmed on request; ``reserve`` and ``release``: a member of a set whose member ``TOTAL`` is the sum of the
-    others' scores (the store's reserve: service/store.py)."""
+    others' scores (the store's reserve: service/core/store.py)."""
     op: dict[str, Any] = {"kind": "note", "key": key, "member": member, "score": score, "mode": mode}
     if trim_before is not None:
         op["trim_before"] = trim_before

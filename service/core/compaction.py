@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import copy
 
+from service.core.record import match_rng
+from service.core.store import Match, dumps
 from service.games import GAMES
-from service.record import match_rng
-from service.store import Match, dumps
 
 #: the events after which the game's own events follow: the opening's deal, a move's consequences
 ANCHORS = ("match_created", "moved")

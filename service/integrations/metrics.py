@@ -1,9 +1,9 @@
 """Prometheus metrics (prefix ``referee_``), one set for every process of the service.
 
 ``referee serve``, ``referee api`` and ``referee worker`` run in prometheus_client's multiprocess mode
-(service/multiproc.py): each process writes its counters, histograms and gauges to files of a folder they
+(service/integrations/multiproc.py): each process writes its counters, histograms and gauges to files of a folder they
 share, and ``GET /metrics`` (any API process) or ``referee worker --metrics-port`` reads them all.  What the
-store knows (queue depths, matches by status, its memory) is read at the scrape (:class:`StoreCollector`), so
+store knows (queue depths, matches by status, its memory) is read at the scrape (service/core/gauges.py), so
 it is true whichever process answers and costs nothing between scrapes.
 
 Who counts what:
@@ -18,7 +18,7 @@ Who counts what:
 - the webhook sender: ``referee_webhook_deliveries_total{outcome}``.
 
 Label values are bounded: routes are templates (``unmatched`` for a path no route has), codes are the
-problem codes of service/problems.py, functions the few job functions.
+problem codes of service/infra/problems.py, functions the few job functions.
 """
 
 from __future__ import annotations
@@ -28,13 +28,11 @@ import functools
 import logging
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-
-from service import outbox
+from prometheus_client.registry import Collector
 
 log = logging.getLogger("referee.metrics")
 
@@ -43,8 +41,6 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 JOB_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 LATENESS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0)
-#: matches counted by status at a scrape, newest listed first (REFEREE_METRICS_MATCHES)
-MATCHES_COUNTED = int(os.environ.get("REFEREE_METRICS_MATCHES", 10_000))
 UNMATCHED = "unmatched"
 
 HTTP_REQUESTS = Counter("referee_http_requests", "HTTP requests answered, by route template, method and status.",
@@ -75,7 +71,7 @@ MOVED_BY_REFEREE = MOVES_APPLIED.labels("referee")
 # -- counting ------------------------------------------------------------------------------------------
 def counted_move(apply_move: Callable) -> Callable:
     """``Referee.apply_move``, counting each move applied (by whom) and each refused (by code)."""
-    from service.problems import Problem
+    from service.infra.problems import Problem
 
     @functools.wraps(apply_move)
     def counting(self, match_id: str, actor, *args, **kwargs):
@@ -153,79 +149,9 @@ class Requests:
 
 
 # -- the scrape ---------------------------------------------------------------------------------------------
-class StoreCollector:
-    """What the store says at the scrape: RQ queue depths, matches by status, the store's memory."""
-
-    def __init__(self, referee) -> None:
-        self.referee = referee
-
-    def collect(self) -> Iterator[GaugeMetricFamily]:
-        ref = self.referee
-        up = GaugeMetricFamily("referee_store_up", "Whether the store and the queue's server answered this scrape.")
-        try:
-            queued = GaugeMetricFamily("referee_queue_depth", "Jobs waiting in each RQ queue.", labels=["queue"])
-            scheduled = GaugeMetricFamily("referee_queue_scheduled", "Jobs scheduled for later on each RQ queue "
-                                          "(retries after a failure).", labels=["queue"])
-            due = GaugeMetricFamily("referee_jobs_due_later", "Jobs the dispatcher keeps until their time "
-                                    "(turn clocks' timeouts).")
-            due.add_metric([], ref.queue.connection.zcard(outbox.due_key(ref.settings.queue)))
-            outboxes = GaugeMetricFamily("referee_outboxes", "Matches whose outbox holds ops the dispatcher has "
-                                         "not moved yet (one server only; a cluster has no index).")
-            outboxes.add_metric([], ref.store.redis.zcard(ref.store.index) if ref.store.index else 0)
-            started = GaugeMetricFamily("referee_queue_started", "Jobs being run from each RQ queue.",
-                                        labels=["queue"])
-            for queue in (ref.people_queue, ref.queue, ref.search_queue):
-                queued.add_metric([queue.name], queue.count)
-                scheduled.add_metric([queue.name], queue.scheduled_job_registry.count)
-                started.add_metric([queue.name], queue.started_job_registry.count)
-            used, bound = ref.store.memory()
-            memory = GaugeMetricFamily("referee_store_used_memory_bytes", "INFO memory used_memory of the store's "
-                                       "fullest server.")
-            memory.add_metric([], used)
-            limit = GaugeMetricFamily("referee_store_max_memory_bytes", "That server's maxmemory (0: no bound).")
-            limit.add_metric([], bound)
-            reserved = GaugeMetricFamily("referee_store_reserved_bytes", "Room the store keeps for the admitted "
-                                         "matches not yet over (docs/store.md).")
-            reserved.add_metric([], ref.store.reserved())
-            listed, by_status = self.matches()
-            matches = GaugeMetricFamily("referee_matches", f"Listed matches by status (the newest {MATCHES_COUNTED} "
-                                        "of the listing, counted at the scrape).", labels=["status"])
-            for status, count in sorted(by_status.items()):
-                matches.add_metric([status], count)
-            total = GaugeMetricFamily("referee_matches_listed", "Matches in the listing (expired ones included "
-                                      "until a reader drops them).")
-            total.add_metric([], listed)
-        except Exception as exc:  # noqa: BLE001 - a scrape still answers what the processes counted
-            log.warning("metrics: the store could not be read: %r", exc)
-            up.add_metric([], 0)
-            yield up
-            return
-        up.add_metric([], 1)
-        yield from (up, queued, scheduled, due, outboxes, started, memory, limit, reserved, matches, total)
-
-    def matches(self) -> tuple[int, dict[str, int]]:
-        """(listing size, {status: count}) over the newest ``MATCHES_COUNTED`` listed matches."""
-        from service.store import Status, listing_key, match_key
-
-        store = self.referee.store
-        listed = store.redis.zcard(listing_key())
-        by_status = {str(s): 0 for s in Status}
-        page = 1000
-        for start in range(0, min(listed, MATCHES_COUNTED), page):
-            ids = store.redis.zrevrange(listing_key(), start, min(start + page, MATCHES_COUNTED) - 1)
-            pipe = store.redis.pipeline(transaction=False)
-            for match_id in ids:
-                pipe.hget(match_key(match_id.decode()), "status")
-            for status in pipe.execute():
-                if status is not None:
-                    key = status.decode()
-                    by_status[key] = by_status.get(key, 0) + 1
-        return listed, by_status
-
-
-def render(referee=None) -> bytes:
-    """The exposition: every process's metrics (multiprocess mode; else this process's), and the store's when
-    ``referee`` is given."""
+def render(store: Collector | None = None) -> bytes:
+    """The exposition: every process's metrics (multiprocess mode; else this process's), and what ``store`` (the
+    core's :class:`service.core.gauges.StoreGauges`) reads at the scrape."""
     from prometheus_client import REGISTRY
     from prometheus_client.multiprocess import MultiProcessCollector
 
@@ -235,10 +161,10 @@ def render(referee=None) -> bytes:
     else:
         counted = REGISTRY
     out = generate_latest(counted)
-    if referee is not None:
-        store = CollectorRegistry()
-        store.register(StoreCollector(referee))
-        out += generate_latest(store)
+    if store is not None:
+        registry = CollectorRegistry()
+        registry.register(store)
+        out += generate_latest(registry)
     return out
 
 
@@ -253,7 +179,7 @@ def token_ok(header: str | None) -> bool:
     return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
 
-def serve_workers(host: str, port: int, referee) -> None:
+def serve_workers(host: str, port: int, store: Collector) -> None:
     """``referee worker --metrics-port``: the workers' metrics (and the queues', the store's) over HTTP, on a
     thread of the supervisor."""
     import threading
@@ -266,11 +192,11 @@ def serve_workers(host: str, port: int, referee) -> None:
             start_response("404 Not Found", [("Content-Type", "text/plain")])
             return [b"see /metrics\n"]
         if not token_ok(environ.get("HTTP_AUTHORIZATION")):
-            from service.problems import Problem
+            from service.infra.problems import Problem
 
             start_response("401 Unauthorized", [("Content-Type", "application/problem+json")])
             return [orjson.dumps(Problem("bad_token", BAD_METRICS_TOKEN).as_dict())]
-        body = render(referee)
+        body = render(store)
         start_response("200 OK", [("Content-Type", CONTENT_TYPE), ("Content-Length", str(len(body)))])
         return [body]
 

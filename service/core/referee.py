@@ -20,14 +20,9 @@ import redis
 from redis.cluster import RedisCluster
 from rq.serializers import JSONSerializer
 
-from service import clock, compaction, outbox, requestid
-from service.config import Settings
-from service.games import BOT_KINDS, GAMES, PLUGINS, Game, GameError
-from service.metrics import clock_fired, counted_move
-from service.problems import Problem
-from service.record import FORMAT_VERSION, applied_at, match_rng, rank_forfeits
-from service.requestid import Queue  # RQ's, with the request id in each job's meta
-from service.store import (
+from service.core import clock, compaction, outbox
+from service.core.record import FORMAT_VERSION, applied_at, match_rng, rank_forfeits
+from service.core.store import (
     COMMIT_RETRIES,
     AlreadyAnswered,
     Conflict,
@@ -42,8 +37,23 @@ from service.store import (
     pending_key,
     renew_stream_on,
 )
-from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, due_key, hook_key, log_key, new_secret
-from service.webhooks import job_timeout as webhook_job_timeout
+from service.games import BOT_KINDS, GAMES, PLUGINS, Game, GameError
+from service.infra.config import Settings
+from service.infra.problems import Problem
+from service.integrations import requestid
+from service.integrations.metrics import clock_fired, counted_move
+from service.integrations.requestid import Queue  # RQ's, with the request id in each job's meta
+from service.integrations.webhooks import (
+    EVENT_TYPES,
+    Allowed,
+    TargetRefused,
+    check_target,
+    due_key,
+    hook_key,
+    log_key,
+    new_secret,
+)
+from service.integrations.webhooks import job_timeout as webhook_job_timeout
 
 HOST = -1  # the host token's entry in the auth table
 SEARCH_CAP_S = 10  # longest a search decision may take, whatever its budget says (seconds)
@@ -288,7 +298,7 @@ class Referee:
 
     def owed(self, match: Match, version: int, held: bool = False) -> dict[str, dict]:
         """What the match owes at ``version`` (bot turns, its scoring, its turn clocks' deadlines, webhook
-        messages, its note for compaction once finished), as outbox ops (service/outbox.py) its commit writes with it.
+        messages, its note for compaction once finished), as outbox ops (service/core/outbox.py) its commit writes with it.
 
         ``held``: the bot-turn job making this commit plays the next bot turn (or the scoring) itself
         (``plays_on``), so no job is owed for it; the job noted the match as pending when it began,
@@ -374,7 +384,7 @@ class Referee:
             self.send([(k, op) for k, op in self.owed(match, match.version).items() if op["kind"] == "job"])
 
     def compact(self, match_id: str) -> str:
-        """Keep of a finished match only its log (service/compaction.py), if it plays again exactly."""
+        """Keep of a finished match only its log (service/core/compaction.py), if it plays again exactly."""
         match = self.store.load(match_id)
         if match is None or match.status != Status.FINISHED:
             return "not owed"
@@ -518,7 +528,7 @@ class Referee:
         meta_seats = []
         for i, s in enumerate(seats):
             entry = {"name": s.get("name"), "bot": s.get("bot")}
-            if s.get("account"):  # issue 35: a bot account's seat; its turns go to its event stream (service/bots.py)
+            if s.get("account"):  # issue 35: a bot account's seat; its turns go to its event stream (service/competition/bots.py)
                 entry["account"] = s["account"]
             if entry["bot"] == "search":
                 # iterations alone make the play reproducible; the time cap then only guards the worker
@@ -531,7 +541,7 @@ class Referee:
             entry["joined"] = bool(entry["bot"] or entry["name"])
             meta_seats.append(entry)
         state, opening = game.opening(players, options, match_rng(seed, "setup"))
-        relayed = any("account" in e for e in meta_seats)  # issue 35: each commit runs service.bots.relay
+        relayed = any("account" in e for e in meta_seats)  # issue 35: each commit runs service.competition.bots.relay
         match = Match(id=match_id or secrets.token_hex(8), game=game.name, status=Status.WAITING, version=0,
                       state=state,
                       meta={"players": players, "options": options, "seed": seed, "seats": meta_seats,
@@ -1029,7 +1039,7 @@ class Referee:
         if asked["made"] or self.store.load(plan["id"]) is None:
             n = old.meta["players"]
             people = {int(i): old.meta["seats"][int(i)] for i in plan["seats"]}
-            # a bot account keeps its seat (service/bots.py ``Bots.seat_rematch`` tells it of its new one)
+            # a bot account keeps its seat (service/competition/bots.py ``Bots.seat_rematch`` tells it of its new one)
             seats = [{k: people[(j - 1) % n].get(k) for k in ("name", "bot", "account")} for j in range(n)]
             tokens = {p["seat"]: p["token"] for p in plan["seats"].values() if p["token"]}
             clocked = clock.new_clock(old.meta["clock"], n) if "clock" in old.meta else {}

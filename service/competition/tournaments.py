@@ -31,7 +31,7 @@ Keys, per tournament under the hash tag ``{t:<id>}``: ``ref:{t:<id>}`` (hash: ``
 written under the lock) and ``ref:{t:<id>}:lock``.  Global keys (single-key commands): ``ref:tournaments``
 (zset of ids by creation) and ``ref:tournaments:running`` (the ones the backstop tick looks at).
 
-A tournament moves on when the last match of its round ends: the bot relay (service/bots.py ``relay``,
+A tournament moves on when the last match of its round ends: the bot relay (service/competition/bots.py ``relay``,
 after every commit of a tournament match) enqueues a job (workers/tournaments.py ``advance``) that calls
 :meth:`Tournaments.advance`, and a periodic job (``tick``) does too, so a lost call never stalls a
 tournament.
@@ -48,12 +48,12 @@ from collections import Counter
 
 import orjson
 
-from service import clock
-from service.bots import Bots, builtin
+from service.competition.bots import ADVANCE_TIMEOUT, Bots, builtin
+from service.core import clock
+from service.core.referee import Referee
+from service.core.store import Status
 from service.games import BOT_KINDS, GAMES
-from service.problems import Problem
-from service.referee import Referee
-from service.store import Status
+from service.infra.problems import Problem
 
 TOURNAMENTS = "ref:tournaments"
 RUNNING = "ref:tournaments:running"
@@ -62,7 +62,6 @@ DEFAULT_CLOCK = {"move_seconds": 30, "on_timeout": "forfeit"}
 CONDUCT = {"on_illegal": "forfeit"}
 SEARCH_BUDGET = 20_000  # nodes the Swiss search visits before it settles for the fewest repeated pairs
 LOCK_MS = 60_000  # longer than an advance may run (ADVANCE_TIMEOUT): two never overlap
-ADVANCE_TIMEOUT = 50  # seconds a job that moves a tournament on may take (it creates a round's matches)
 TTL = 30 * 24 * 3600  # a finished tournament is kept this long
 
 
@@ -347,7 +346,7 @@ class Tournaments:
 
     def _note_result(self, state: dict, m: dict) -> None:
         """A finished match's points, and its rating on the game's ladder."""
-        from service.ladder import rate
+        from service.competition.ladder import rate
 
         match = self.ref.store.load(m["match_id"])
         size = len(m["seats"])
@@ -452,9 +451,3 @@ class Tournaments:
                         "round": state["round"], "rounds_total": state["rounds_total"],
                         "participants": state["participants"]})
         return {"tournaments": out}
-
-
-def enqueue_advance(ref: Referee, tid: str) -> None:
-    """Move the tournament on in a job of its own (a match of it ended), outside the job that noticed."""
-    ref.queue.enqueue_call("workers.tournaments.advance", args=(tid,), job_id=f"advance_{tid}_{time.time_ns()}",
-                           timeout=ADVANCE_TIMEOUT, result_ttl=0)

@@ -68,7 +68,7 @@ def _child(target: Callable[..., Any], args: tuple, mask: set) -> None:
 
 def exec_in_own_group(parent: int) -> None:
     """``preexec_fn`` of a program the parent starts with ``process_group=0`` while the stop signals are
-    blocked (:meth:`service.embedded.EmbeddedRedis.start`): a blocked mask would outlive ``exec``."""
+    blocked (:meth:`service.infra.embedded.EmbeddedRedis.start`): a blocked mask would outlive ``exec``."""
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
     die_with_parent(parent)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import yaml
 
-from service.app import create_app
-from service.config import Settings
+from service.api.app import create_app
+from service.infra.config import Settings
 
 
 def spec_dict() -> dict:

@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from service import requestid  # (here, not in format: an import there could deadlock a forked child)
+from service.integrations import requestid  # (here, not in format: an import there could deadlock a forked child)
 
 _second = (0, "")
 

@@ -46,7 +46,7 @@ import orjson
 import requests
 from standardwebhooks import Webhook
 
-from service.metrics import WEBHOOK_DELIVERIES
+from service.integrations.metrics import WEBHOOK_DELIVERIES
 
 #: seconds a delivery job waits for the match's lock, held by another one, before it leaves it to that one
 HANDOFF_S = 0.1
@@ -248,7 +248,7 @@ def deliver(store, queue, settings, match_id: str, again_in: Callable[[float], N
             due_at: float | None = None) -> str:
     """Send what is due of one match's webhook, in order, advancing its cursor after each 2xx.
 
-    ``store``: the referee's :class:`service.store.Store`; ``queue``: the queue's server (the due set);
+    ``store``: the referee's :class:`service.core.store.Store`; ``queue``: the queue's server (the due set);
     ``again_in(seconds)``: schedule this again (a failed send's backoff; 0: a long backlog's next slice);
     ``due_at``: this job is such a scheduled retry (one that finds its retry still ahead goes again at its
     time rather than leaving it; a job a commit woke leaves it to the retry scheduled).

@@ -10,7 +10,6 @@ from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 from flask_cors import CORS
 
-from service import requestid
 from service.api import (
     FIXED,
     INTERNAL,
@@ -38,14 +37,15 @@ from service.api import webhooks as webhooks_api
 from service.api.contract import camel, move_field
 from service.api.lanes import STATUS_LINES, Lanes, sized
 from service.api.webhooks import document_webhooks
-from service.config import Settings
-from service.connections import connect
+from service.core.referee import Referee
 from service.games import GAMES
-from service.metrics import route_template
-from service.referee import Referee
+from service.infra.config import Settings
+from service.infra.connections import connect
+from service.integrations import requestid
+from service.integrations.metrics import route_template
 
 API_VERSION = "1.0.0"
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).resolve().parent.parent / "static"
 
 
 class OrjsonProvider(DefaultJSONProvider):

@@ -3,10 +3,10 @@
 Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
 
 - ``ref:{m:<id>}``        hash: game, status, version, state, meta, auth, seq, result; once compacted
-  (service/compaction.py), ``log`` instead of ``state``
+  (service/core/compaction.py), ``log`` instead of ``state``
 - ``ref:{m:<id>}:events`` stream; entry ``0-<seq>`` holds one event (``to``, ``type``, ``data``, ``v``); once
   compacted, only played again for reading, for ``cache_ttl`` seconds (with ``ref:{m:<id>}:state``)
-- ``ref:{m:<id>}:outbox:<queue>`` hash of what the commits owe, until the dispatcher moves it on (service/outbox.py)
+- ``ref:{m:<id>}:outbox:<queue>`` hash of what the commits owe, until the dispatcher moves it on (core/outbox.py)
 - ``ref:{m:<id>}:idem:<seat>:<key>`` the first answer to a move sent with an Idempotency-Key, and a
   digest of that request
 - ``ref:listing`` and ``ref:listing:<game>`` zsets of the listed matches, scored by creation time (µs);
@@ -23,7 +23,7 @@ Every write of a match is one Lua compare-and-set (``CAS``): it reads the versio
 still the one the commit read, writes the hash, the events, the expiry and the ops the commit owes
 (jobs, deadlines, notes) into the match's outbox, in the match's slot.  A concurrent commit makes it
 fail and the caller re-decides.  No transaction spans the store and RQ's server: the dispatcher moves
-the outbox on (service/outbox.py).  When both are one server (not a cluster), the script writes the
+the outbox on (service/core/outbox.py).  When both are one server (not a cluster), the script writes the
 deadlines, their voiding and the notes itself, where the dispatcher would have put them, and only the
 jobs to enqueue now wait in the outbox.  Nothing about a match is kept in process memory between requests.
 """
@@ -48,7 +48,17 @@ from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
-from service.outbox import RESERVE_REM, TOTAL, channel, due_jobs_key, due_key, encode, index_key, outbox_key, writes
+from service.core.outbox import (
+    RESERVE_REM,
+    TOTAL,
+    channel,
+    due_jobs_key,
+    due_key,
+    encode,
+    index_key,
+    outbox_key,
+    writes,
+)
 
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
 
@@ -111,7 +121,7 @@ def read_log(raw: bytes) -> tuple[list[dict], dict | None]:
 
 
 def state_key(match_id: str) -> str:
-    """A compacted match's state, played again, kept for reading (service/compaction.py)."""
+    """A compacted match's state, played again, kept for reading (service/core/compaction.py)."""
     return f"ref:{{m:{match_id}}}:state"
 
 
@@ -194,7 +204,7 @@ class Match:
     meta_changed: bool = False
     #: ids of scheduled jobs this commit makes pointless (the timeouts of stopped turn clocks)
     void_jobs: list[str] = field(default_factory=list)
-    #: a compacted match's log (service/compaction.py); None while its state and events are stored
+    #: a compacted match's log (service/core/compaction.py); None while its state and events are stored
     log: list[dict] | None = None
 
     @classmethod
@@ -366,8 +376,8 @@ class Store:
                  outbox: str = "referee", rebuild: Callable[[Match], tuple[dict, list[dict]]] | None = None,
                  cache_ttl: int = 300) -> None:
         """``queue``: the server of RQ's queues and of the ``pending`` and ``finished`` sets (``client`` itself
-        when shared); ``outbox``: the name of the dispatcher's index and channel (service/outbox.py);
-        ``rebuild``: a compacted match's state and events, played again from its log (service/compaction.py),
+        when shared); ``outbox``: the name of the dispatcher's index and channel (service/core/outbox.py);
+        ``rebuild``: a compacted match's state and events, played again from its log (service/core/compaction.py),
         kept for reading ``cache_ttl`` seconds."""
         self.client = client
         self.queue = queue
@@ -581,7 +591,7 @@ class Store:
 
     def drop_replay_caches(self, count: int = 1000) -> int:
         """Delete up to ``count`` of the caches that readings of compacted matches left (their state and events
-        played again, service/compaction.py): the sweeper's valve while the store is full, since that cache is
+        played again, service/core/compaction.py): the sweeper's valve while the store is full, since that cache is
         not in the reserve.  A reading after it plays the match again.  Returns how many were dropped."""
         if self.cluster:
             keys = self.client.scan_iter(match="ref:{m:*}:state", count=count, target_nodes=RedisCluster.PRIMARIES)
@@ -669,7 +679,7 @@ class Store:
         return done
 
     def compact(self, match: Match, log: bytes) -> bool:
-        """Keep of a finished match only what cannot be recomputed (service/compaction.py): the events and
+        """Keep of a finished match only what cannot be recomputed (service/core/compaction.py): the events and
         the state go, the log of what the referee decided stays.  The version stays (nothing happened)."""
         return self._cas(match, {}, None, fields={"log": log}, deleted=["state", "result"], flags="Dk")
 

@@ -1,5 +1,5 @@
 """The folder prometheus_client's multiprocess mode shares between the processes of ``referee serve``,
-``referee api`` and ``referee worker`` (service/metrics.py).
+``referee api`` and ``referee worker`` (service/integrations/metrics.py).
 
 prometheus_client chooses at import whether its values live in the process or in files of
 ``PROMETHEUS_MULTIPROC_DIR``, so the supervisor sets the variable (:func:`start`) before anything imports it

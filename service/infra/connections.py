@@ -15,7 +15,7 @@ from __future__ import annotations
 import redis
 from redis.cluster import RedisCluster
 
-from service.config import Settings
+from service.infra.config import Settings
 
 Store = redis.Redis | RedisCluster
 
