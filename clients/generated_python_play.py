@@ -3,7 +3,8 @@
     openapi-python-client generate --path openapi.yaml --meta none --output-path GEN/referee_client
     PYTHONPATH=GEN python clients/generated_python_play.py http://127.0.0.1:8000 super_blatt big_shot ...
 
-Seat 0 is this client; the other seats are the server's random bots. The client only uses the generated
+Seat 0 is this client; the other seats are the server's random bots, as few as the game allows (its
+``min_players``, read from the server: no list of games here). The client only uses the generated
 package: it reads its legal moves, picks one, resolves each numeric range to a number, and moves.
 """
 
@@ -13,11 +14,10 @@ import random
 import sys
 
 from referee_client import AuthenticatedClient, Client, models
+from referee_client.api.games import get_game
 from referee_client.api.matches import create_match, get_legal_moves, get_match, get_result, submit_move
 from referee_client.models import MoveRequest, Problem, SeatSpec, Span
 from referee_client.types import Unset
-
-PLAYERS = {"super_blatt": 2, "big_shot": 3, "paparazzo": 3, "dice_party": 2, "picture_perfect": 2}
 
 
 def concrete(legal: dict, rng: random.Random) -> dict:
@@ -32,9 +32,12 @@ def concrete(legal: dict, rng: random.Random) -> dict:
 
 def play(url: str, game: str, rng: random.Random) -> dict:
     public = Client(base_url=url, raise_on_unexpected_status=True)
+    info = get_game.sync(game, client=public)
+    assert not isinstance(info, Problem) and info is not None, info
+    players = info.min_players
     body_type = getattr(models, "".join(p.title() for p in game.split("_")) + "CreateMatch")  # <Game>CreateMatch
-    body = body_type.from_dict({"game": game, "players": PLAYERS[game]})
-    body.seats = [SeatSpec(name="py")] + [SeatSpec(bot="random") for _ in range(PLAYERS[game] - 1)]
+    body = body_type.from_dict({"game": game, "players": players})
+    body.seats = [SeatSpec(name="py")] + [SeatSpec(bot="random") for _ in range(players - 1)]
     created = create_match.sync(client=public, body=body)
     assert not isinstance(created, Problem) and created is not None, created
     token = created.seats[0].token

@@ -18,8 +18,10 @@ TEXT = {".py", ".js", ".ts", ".md", ".html", ".css", ".yaml", ".yml", ".toml", "
 OUTSIDE = re.compile("|".join([r"RULINGS", r"design\.md", r"(?<![\w-])shared/", r"\b[a-z_]+(?:\.de)?\.txt\b"]))
 #: the dated benchmark log is kept verbatim: it names where the peer it measured against lived then
 VERBATIM = {("docs/benchmarks.md", "../shared/peers/bgio-super-blatt")}
-#: "docs/games/paparazzo.md, "The penalty"" or "docs/api.md#errors", titles joined by commas or "and"
-REFERENCE = re.compile(r'(docs/[\w/.-]+?\.md)(?:#([\w-]+))?((?:,?\s*(?:and\s+)?(?:rulings?\s+)?"[^"\n]+")*)')
+#: "service/games/paparazzo/rules.md, "The penalty"" (a game's rules page, in its package) or "docs/api.md#errors",
+#: titles joined by commas or "and"
+REFERENCE = re.compile(r'((?:docs/[\w/.-]+?|service/games/\w+/rules)\.md)(?:#([\w-]+))?'
+                       r'((?:,?\s*(?:and\s+)?(?:rulings?\s+)?"[^"\n]+")*)')
 
 
 def repository_files() -> list[Path]:
@@ -68,7 +70,7 @@ def anchors(page: Path) -> set[str]:
 
 
 def test_every_reference_to_the_docs_names_a_page_and_a_ruling_it_holds():
-    """A reference such as docs/games/paparazzo.md, "The penalty" names a page that exists and a heading of
+    """A reference such as service/games/paparazzo/rules.md, "The penalty" names a page that exists and a heading of
     it; this is how the code and the tests cite the rulings they follow."""
     bad, count = [], 0
     for f in repository_files():
@@ -94,8 +96,8 @@ def test_every_reference_to_the_docs_names_a_page_and_a_ruling_it_holds():
 
 
 def test_each_game_page_states_its_rulings():
-    """Every installed game's page (its Plugin's ``docs``): the referee's own in docs/games/, a plugin's in its
-    package."""
+    """Every installed game's page (its Plugin's ``docs``, rules.md in its package; the docs site publishes the
+    referee's own as games/<game>.md)."""
     from service.games import OWN, PLUGINS
 
     for name, plugin in PLUGINS.items():

@@ -4,7 +4,7 @@ Answers that depend on the match's game are one schema per game, chosen by the a
 (``ByGame``, documented as a ``oneOf`` with a discriminator); inside them, moves and events are unions
 chosen by their ``type`` (``Tagged``).  Each schema is built here once from the game's own ``Options``
 and ``moves``, its ``Wire`` (on its Plugin) and the view schema derived from its ``Shape``
-(``service/games/wire``), so the document, the generated clients and the dump check under ``app.testing``
+(``service/games/wire.py``), so the document, the generated clients and the dump check under ``app.testing``
 all read the same declarations.
 
 To declare a new event or field: a game's event goes in its Wire, a view field in its Shape; an event of the

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from flask import send_file
 from flask.views import MethodView
 from marshmallow import Schema, fields
@@ -12,8 +10,6 @@ from service.api import Blueprint, integer, problems, referee
 from service.api.contract import Tagged, by_game, camel
 from service.games import BOT_KINDS, GAMES, PLUGINS, Game, Plugin
 from service.infra.problems import Problem
-
-STATIC = Path(__file__).resolve().parent.parent / "static"
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="The games this referee knows")
 
@@ -60,14 +56,8 @@ class GameListSchema(Schema):
 
 
 def table_url(plugin: Plugin) -> str | None:
-    """Where the page loads the game's renderer: under /static when the referee ships it, else its own route."""
-    path = plugin.table_file()
-    if path is None:
-        return None
-    try:
-        return "/static/" + path.resolve().relative_to(STATIC.resolve()).as_posix()
-    except ValueError:
-        return f"/games/{plugin.name}/table.js"
+    """Where the page loads the game's renderer: its own route, served from the game's package."""
+    return None if plugin.table_file() is None else f"/games/{plugin.name}/table.js"
 
 
 def describe(game: Game) -> dict:

@@ -7,13 +7,15 @@ bots and its conformance hooks live, its table renderer, its docs page and its r
 the API, the workers, the table and the test suite read these here and nowhere else.
 
 Bots and conformance hooks are named as modules, imported only by the part that plays or tests (the
-game's package must not import the workers, and the API must not import the bots).
+game's package must not import the workers, and the API must not import the bots).  What a bot module tells
+the search (``Hooks``) is defined here for that reason: a game's bots build on this contract, not on the workers.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import random
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,13 +24,43 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .base import Game, Move, Seat, State, safe_default
+from .base import Game, Move, Seat, State, concretize, safe_default
 from .wire import Wire
 
 #: the entry point group a game's package registers its ``Plugin`` under (name = the game's name)
 GROUP = "referee.games"
 #: optional: a comma-separated list of the installed games to serve (default every installed game)
 ONLY = "REFEREE_GAMES"
+
+
+#: a playout policy of the search: a concrete legal move for the seat to act in a determinized state
+Policy = Callable[[Game, dict, int, list[dict], random.Random], dict]
+
+
+def random_policy(game: Game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
+    return concretize(rng.choice(moves), rng)
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """What a game tells the search (``SEARCH`` in its bot module; workers/bots/search.py runs it).
+
+    ``playout(game, state, seat, moves, rng)`` picks a concrete legal move for the seat to act in
+    a determinized state (it may read the whole state: a determinization holds nothing true);
+    ``evaluate(state)`` gives each seat's reward in [0, 1] for an unfinished state, or None where
+    it cannot judge (the playout goes on); it is asked once a playout has made ``horizon`` moves
+    (``horizon`` None: play to the end).  ``lead(view, moves, seat, rng)`` is the root's move to
+    beat when the game has a deeper planner than its greedy bot for a searching bot's time (None:
+    the greedy bot's move); its time counts against the decision's budget.  ``lead_stands(view)``
+    says where the lead is played without a search: decisions whose outcome the sampled deals
+    cannot judge, where playouts would only add noise or a bias to a sound plan.
+    """
+
+    playout: Policy = random_policy
+    evaluate: Callable[[dict], list[float] | None] | None = None
+    horizon: int | None = None
+    lead: Callable[[dict, list[dict], int, random.Random], dict] | None = None
+    lead_stands: Callable[[dict], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -39,7 +71,7 @@ class Plugin:
     wire: Wire = field(default_factory=Wire)
     #: the safe move a seat makes when its clock runs out or it is away (default: the first legal move)
     default_move: Callable[[State, Seat], Move] | None = None
-    #: module with ``greedy(view, moves, seat, rng) -> move`` and ``SEARCH`` (workers.bots.search.Hooks);
+    #: module with ``greedy(view, moves, seat, rng) -> move`` and ``SEARCH`` (``Hooks``);
     #: None: a greedy bot that plays the first legal move, and the search's defaults
     bots: str | None = None
     #: module with the conformance hooks (``scrambles``, ``Invariants``, ``fuzz``; each optional)
@@ -143,4 +175,4 @@ def discover(only: str | None = None) -> dict[str, Plugin]:
     return plugins
 
 
-__all__ = ["GROUP", "ONLY", "Plugin", "discover", "own"]
+__all__ = ["GROUP", "ONLY", "Hooks", "Plugin", "Policy", "discover", "own", "random_policy"]

@@ -59,8 +59,8 @@ def test_full_match_with_humans_and_bots(ref, name, players):
 
 
 def test_opening_events_reach_the_log_privately_where_private(ref):
-    """Picture Perfect's Guide, ROUND FLOW step 1 / docs/games/picture_perfect.md, "Looking": every look is a private
-    event, the first round's included; Dice Party's start roll (Das Vorglühen) is public."""
+    """Picture Perfect's Guide, ROUND FLOW step 1 / service/games/picture_perfect/rules.md, "Looking": every look is a
+    private event, the first round's included; Dice Party's start roll (Das Vorglühen) is public."""
     m = ref.create_match("picture_perfect", 3, [{"name": "a"}, {"name": "b"}, {"name": "c"}], seed=2)
     for seat in range(3):
         looks = [e for e in ref.events(m["id"], m["seats"][seat]["token"])["events"] if e["type"] == "looked"]

@@ -20,7 +20,7 @@ def test_the_plugin_is_listed_with_the_generic_table(http):
     assert PLUGIN_GAME not in OWN and info["title"] == "Liar's Dice" and info["min_players"] == 2
     assert info["table"] is None, "no renderer of its own: the page draws the generic table"
     assert info["summary"] and info["help"]["bidding"] and "challenged" in info["events"]
-    assert games["super_blatt"]["table"] == "/static/web/js/games/super_blatt.js"
+    assert games["super_blatt"]["table"] == "/games/super_blatt/table.js", "served from the game's package"
     assert http.get(f"/games/{PLUGIN_GAME}/table.js").json["code"] == "not_found"
     assert http.get("/games/chess/table.js").json["code"] == "unknown_game"
     assert http.get("/games/super_blatt/table.js").status_code == 200

@@ -125,8 +125,8 @@ def test_415_is_documented_on_every_json_body(document):
 
 @pytest.mark.parametrize("value", [0, 1, "true", "yes"])
 def test_a_games_boolean_option_is_a_json_boolean(http, document, value):
-    """Big Shot's ``hidden_money`` (docs/games/big_shot.md) is a boolean in the document: 0 or "yes" is refused,
-    as the referee's own ``listed`` is."""
+    """Big Shot's ``hidden_money`` (service/games/big_shot/rules.md) is a boolean in the document: 0 or "yes" is
+    refused, as the referee's own ``listed`` is."""
     body = {"game": "big_shot", "players": 3, "options": {"hidden_money": value}}
     assert not body_schema(document, "/matches").is_valid(body)
     problem(http.post("/matches", json=body), 422, "invalid_options")
@@ -135,8 +135,8 @@ def test_a_games_boolean_option_is_a_json_boolean(http, document, value):
 
 @pytest.mark.parametrize("column", ["1", True, 0.5, "0"])
 def test_a_moves_integer_is_a_json_integer(http, column):
-    """Das Super-Blatt's `take` names a `column` (docs/games/super_blatt.md): a string, a boolean or a fraction is
-    not one, and is refused as an invalid move whoever's turn it is; nothing changes."""
+    """Das Super-Blatt's `take` names a `column` (service/games/super_blatt/rules.md): a string, a boolean or a fraction
+    is not one, and is refused as an invalid move whoever's turn it is; nothing changes."""
     m = started(http)
     before = http.get(f"/matches/{m['id']}", headers=auth(m["token"])).json
     r = http.post(f"/matches/{m['id']}/moves", json={"move": {"type": "take", "column": column}},

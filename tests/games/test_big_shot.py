@@ -1,7 +1,7 @@
 """Big Shot rules, invariants, hidden information and bots.
 
 Passages cited are from the rulebook ("book": Big Shot, Ravensburger's English rules; section titles as
-printed) and the rulings of docs/games/big_shot.md (by their titles).
+printed) and the rulings of service/games/big_shot/rules.md (by their titles).
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from functools import partial
 import pytest
 
 from service.games.base import IllegalMove, InvalidOptions, concretize
-from service.games.big_shot import COLORS, GAME, LOT_NAMES, loan_payout
+from service.games.big_shot.bots import Board, allocate, greedy
+from service.games.big_shot.rules import COLORS, GAME, LOT_NAMES, loan_payout
 from tests.games.helpers import act as _act
 from tests.games.helpers import rejects as _rejects
 from tests.games.helpers import types
 from workers.bots import random_bot
-from workers.bots.big_shot import Board, allocate, greedy
 
 R, Y, W, B = range(4)  # colour indices: red, yellow, white, black
 LOT = {name: i for i, name in enumerate(LOT_NAMES)}
-# The board as the test reads docs/games/big_shot.md, "The board", independently of the module's table.
+# The board as the test reads service/games/big_shot/rules.md, "The board", independently of the module's table.
 TEST_VALUES = {"PW": 0, "PE": 0, "W9": 9, "W10": 10, "W11": 11, "E9": 9, "E10": 10, "E11": 11,
                "C16": 16, "C17": 17, "C18": 18, "C19": 19, "C21": 21}
 TEST_PARK = {"W9": "PW", "W10": "PW", "W11": "PW", "E9": "PE", "E10": "PE", "E11": "PE"}
@@ -76,7 +76,7 @@ def cube_total(state: dict) -> int:
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_preparations(players):
     """book, Preparations: 72 cubes at random on the 18 spaces, 4 of at least 2 colours
-    each; 10 million per player (2 players: per colour); calling cards dealt (docs/games/big_shot.md,
+    each; 10 million per player (2 players: per colour); calling cards dealt (service/games/big_shot/rules.md,
     "Cubes and colours")."""
     for seed in range(30):
         s = new(players, seed)
@@ -102,7 +102,7 @@ def test_colours_dealt_at_random():
 
 
 def test_options_and_player_counts():
-    """docs/games/big_shot.md, "Options": 2 to 4 players; the hidden-money variant is an option."""
+    """service/games/big_shot/rules.md, "Options": 2 to 4 players; the hidden-money variant is an option."""
     for players in (1, 5):
         with pytest.raises(InvalidOptions):
             GAME.load_options(players, {})
@@ -114,7 +114,7 @@ def test_options_and_player_counts():
 
 # -- moving the broker ----------------------------------------------------------------------------
 def test_broker_counts_only_spaces_with_cubes():
-    """book, How to play, 1) Moving the Broker; docs/games/big_shot.md, "Moving the broker": moving counts only
+    """book, How to play, 1) Moving the Broker; service/games/big_shot/rules.md, "Moving the broker": moving counts only
     spaces that still hold cubes; the die is the referee's, rolled for the roller."""
     s = new(4, 2)
     for i in (3, 4, 6):
@@ -135,9 +135,9 @@ def test_broker_counts_only_spaces_with_cubes():
 
 
 def test_broker_goes_round_when_few_spaces_remain():
-    """docs/games/big_shot.md, "Moving the broker": the 18 spaces form a ring; emptied spaces are skipped (book: 1)
-    Moving the Broker)."""
-    from service.games.big_shot import advance_broker
+    """service/games/big_shot/rules.md, "Moving the broker": the 18 spaces form a ring; emptied spaces are skipped
+    (book: 1) Moving the Broker)."""
+    from service.games.big_shot.rules import advance_broker
 
     spaces = [[] for _ in range(18)]
     spaces[5] = [R, Y, W, B]
@@ -175,8 +175,8 @@ def test_bidding_order_and_winner_pays():
 
 
 def test_bid_above_cash_refused():
-    """docs/games/big_shot.md, "Bidding": bids above one's cash are refused (book, 2) Auction: a player short of
-    cash must pass or request a loan)."""
+    """service/games/big_shot/rules.md, "Bidding": bids above one's cash are refused (book, 2) Auction: a player short
+    of cash must pass or request a loan)."""
     s = bidding(new(4, 4), roller=3)
     s["cash"][s["owner"].index(0)] = 5
     err = rejects(s, 0, {"type": "bid", "amount": 6}, "bid_above_cash")
@@ -201,7 +201,7 @@ def test_nobody_bids_roller_places_free():
 # -- loans ----------------------------------------------------------------------------------
 def test_loans_pay_9_8_7_and_a_debit_each_once_per_round():
     """book, Loans: once each round a 10 million loan; the first pays 9, the second 8, the
-    third 7...; each adds a debit card of 10 million.  docs/games/big_shot.md, "Loans": at the player's turn
+    third 7...; each adds a debit card of 10 million.  service/games/big_shot/rules.md, "Loans": at the player's turn
     to bid."""
     assert [loan_payout(k) for k in (1, 2, 3, 9, 10, 11)] == [9, 8, 7, 1, 0, 0]
     s = bidding(new(4, 6), roller=3)
@@ -222,7 +222,7 @@ def test_loans_pay_9_8_7_and_a_debit_each_once_per_round():
 
 def test_loan_step_before_bidding_in_hidden_money_variant():
     """book, A challenging variant: loans are requested at the beginning of a round, before
-    the auction; docs/games/big_shot.md, "Loans": a loan step before the first bid."""
+    the auction; service/games/big_shot/rules.md, "Loans": a loan step before the first bid."""
     s = new(3, 7, hidden_money=True)
     assert s["phase"] == "loans"
     roller = s["roller"]
@@ -240,7 +240,7 @@ def test_loan_step_before_bidding_in_hidden_money_variant():
 # -- placing cubes and acquiring lots ---------------------------------------------------------------
 def test_buyer_places_four_cubes_one_at_a_time_on_open_lots():
     """book, 2) Auction: the buyer distributes the 4 cubes on any lots; Acquiring Lots: at most
-    seven cubes on a lot; docs/games/big_shot.md, "Placing cubes": one at a time on open lots."""
+    seven cubes on a lot; service/games/big_shot/rules.md, "Placing cubes": one at a time on open lots."""
     s = placing(new(4, 8), 2, [R, R, Y, B])
     moves = GAME.legal_moves(s, 2)
     assert len(moves) == 3 * 13 and all(m["type"] == "place" for m in moves)
@@ -344,7 +344,7 @@ def test_red_38_against_white_11():
     sheets = GAME.final_result(s).breakdown
     assert sheets[0]["lot_values"] == 9 * 2 + 10 * 2 + 21 and sheets[2]["lot_values"] == 11
     # without C21: the book's 38 and 11
-    from service.games.big_shot import lot_worth
+    from service.games.big_shot.rules import lot_worth
     owners = [None] * 13
     owners[LOT["PW"]] = owners[LOT["W9"]] = owners[LOT["W10"]] = R
     owners[LOT["W11"]] = W
@@ -387,7 +387,7 @@ def test_balance_winner_needs_two_lots_and_tie_breaks():
 
 
 def test_nobody_qualifies_no_winner():
-    """docs/games/big_shot.md, "The winner": nobody with at least 2 lots: no winner."""
+    """service/games/big_shot/rules.md, "The winner": nobody with at least 2 lots: no winner."""
     s = _last_round({"C21": [1, 0, 0, 0], "C16": [0, 1, 0, 0]})
     act(s, 0, {"type": "place", "color": "red", "lot": "C21"})
     assert GAME.final_result(s).winners == []
@@ -411,8 +411,8 @@ def test_three_players_ghost():
 
 # -- two players ---------------------------------------------------------------------------
 def test_two_players_kth_loan_counts_both_colours_together():
-    """docs/games/big_shot.md, "Loans with two players": with 2 players a player's k-th loan pays 10-k counting both
-    colours together ("for the first loan he will receive only 9 million"); the money goes to the colour that
+    """service/games/big_shot/rules.md, "Loans with two players": with 2 players a player's k-th loan pays 10-k counting
+    both colours together ("for the first loan he will receive only 9 million"); the money goes to the colour that
     asked, so the player's second loan pays 8 whichever colour took the first."""
     s = new(2, 12)
     seat = GAME.to_act(s)[0]
@@ -447,7 +447,7 @@ def test_two_players_loans_per_colour_before_bidding():
 
 def test_two_players_buyer_chooses_paying_colour():
     """book, The game for two players: after the auction the highest bidder decides which of
-    his two colours pays; docs/games/big_shot.md, "Bidding": a bid may not exceed cash (one pile pays)."""
+    his two colours pays; service/games/big_shot/rules.md, "Bidding": a bid may not exceed cash (one pile pays)."""
     s = bidding(new(2, 13), roller=1)
     colors_to_seats(s, {R: 0, Y: 0, W: 1, B: 1})
     s["cash"] = [12, 5, 10, 10]
@@ -566,8 +566,8 @@ def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random)
 
 
 class Invariants:
-    """docs/games/big_shot.md, "Cubes and colours", "Taking a lot": 72 cubes conserved, at most 7 per lot; money and
-    debit cards agree with
+    """service/games/big_shot/rules.md, "Cubes and colours", "Taking a lot": 72 cubes conserved, at most 7 per lot;
+    money and debit cards agree with
     the public loans and payments; balances and the winner recomputed independently at the end."""
 
     def __init__(self, state: dict) -> None:

@@ -1,5 +1,5 @@
 """Dice Party rules, each test citing its passage: the rulebook ("book": the German rules and their FAQ, section
-titles as printed) and the rulings of docs/games/dice_party.md (by their titles).
+titles as printed) and the rulings of service/games/dice_party/rules.md (by their titles).
 
 Rolls are scripted with ``Dice``: a random.Random whose ``choices`` hands out chosen faces,
 so a hand-built state plays exactly the roll a rule needs.
@@ -13,7 +13,8 @@ import random
 import pytest
 
 from service.games.base import IllegalMove, InvalidMove, concretize
-from service.games.dice_party import (
+from service.games.dice_party.bots import greedy, p_escalate, p_millionaire
+from service.games.dice_party.rules import (
     GAME,
     KINDS,
     MOBS,
@@ -24,7 +25,6 @@ from service.games.dice_party import (
     millionaire,
 )
 from workers.bots import random_bot
-from workers.bots.dice_party import greedy, p_escalate, p_millionaire
 
 
 class Dice(random.Random):
@@ -129,8 +129,8 @@ def test_start_roll_highest_total_rerolls_on_tie():
 
 
 def test_first_seat_option_replaces_the_start_roll():
-    """docs/games/dice_party.md, "Every roll is the referee's": the options may name first_seat; then the referee
-    does not roll for the starter."""
+    """service/games/dice_party/rules.md, "Every roll is the referee's": the options may name first_seat; then the
+    referee does not roll for the starter."""
     s = GAME.setup(3, GAME.load_options(3, {"first_seat": 2}), random.Random(4))
     assert s["starter"] == 2 and s["start_rolls"] == []
     starters = {GAME.setup(3, GAME.load_options(3, {}), random.Random(i))["starter"] for i in range(30)}
@@ -297,7 +297,7 @@ def test_mob_order_chosen_and_distribution_stops_at_zero():
 
 def test_mob_distribution_stops_when_every_party_received():
     """book, Gäste provozieren: once every opposing party has received Mobs no more appear; escalated
-    parties receive none (docs/games/dice_party.md, "Provoking": only opponents still in the round)."""
+    parties receive none (service/games/dice_party/rules.md, "Provoking": only opponents still in the round)."""
     s = table([party(), party(2, 2), party(2, 2), party(2, 2)])
     s["in_round"][3] = False
     s["escalated"] = [3]
@@ -408,8 +408,8 @@ def test_empty_party_skips_then_escalates_when_guests_arrive():
 
 
 def test_all_parties_empty_is_a_shared_win():
-    """docs/games/dice_party.md, "Empty parties" (ties share the win): when every party in the round is empty nobody
-    can act again."""
+    """service/games/dice_party/rules.md, "Empty parties" (ties share the win): when every party in the round is empty
+    nobody can act again."""
     s = table([party(), party(0, 0, 0)])
     begin(s, 0, pp=[6], vips=[])
     events = GAME.apply(s, 0, {"type": "steal", "count": 1}, random.Random(1))
@@ -507,7 +507,7 @@ def check_invariants(state: dict) -> None:
 
 
 class Invariants:
-    """Hook of the conformance suite.  docs/games/dice_party.md, "Dice and the start party": 60 dice per player
+    """Hook of the conformance suite.  service/games/dice_party/rules.md, "Dice and the start party": 60 dice per player
     conserved across supply, party and counter after every move; nothing is private; the winners and escalations
     recounted from the event log agree with the state and the result."""
 
@@ -558,8 +558,8 @@ def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random)
 @pytest.mark.parametrize("options", GAME.variants, ids=lambda o: "full" if o else "round")
 @pytest.mark.parametrize("players", range(2, 7))
 def test_greedy_play_to_the_end(players, options):
-    """docs/games/dice_party.md, "Supply shortages": greedy bots play longer matches than random moves, which reach
-    the supply shortages and every winning condition; the invariants hold after every move (random play: the
+    """service/games/dice_party/rules.md, "Supply shortages": greedy bots play longer matches than random moves, which
+    reach the supply shortages and every winning condition; the invariants hold after every move (random play: the
     conformance suite)."""
     for seed in range(1 if options and players == 6 else 2):  # greedy full games run for many rounds
         rng = random.Random(seed + 100 * players)
@@ -626,7 +626,7 @@ def test_growth_race_chain_matches_played_turns():
     """book, Die Party steigt / Die Party wächst: the growth race's chain of a party on its own
     (roll, escalation, millionaire, growth a or b with its Mobs) agrees with the rules played turn by turn.
     A turn's outcomes add up to one, and the chain's mean wait for a millionaire matches rolled turns."""
-    from workers.bots.dice_party import _chain, _grown, _step, _turn
+    from service.games.dice_party.bots import _chain, _grown, _step, _turn
 
     for party in [(2, 2, 0), (3, 6, 1), (1, 2, 3), (5, 9, 4), (0, 0, 2), (20, 20, 20)]:
         win, esc, steps = _turn(party)
@@ -654,7 +654,7 @@ def test_growth_race_chain_matches_played_turns():
 def test_growth_race_values_growth_and_the_first_roll():
     """The race of two start parties favours the one that rolls first (about 60 %, as greedy matches show);
     a VIP more helps, Mobs hurt."""
-    from workers.bots.dice_party import race_last
+    from service.games.dice_party.bots import race_last
 
     def race_first(first, second):
         return 1 - race_last((first, second))
@@ -669,7 +669,7 @@ def test_growth_race_of_several_parties_matches_chains_played_out():
     """book, Spielende: a round ends with a millionaire, or when all parties but one have
     escalated.  The race of several parties (each on its chain, rolling in turn) gives the last roller the
     chance that chains drawn at random and played in that order give it."""
-    from workers.bots.dice_party import _chain, race_last
+    from service.games.dice_party.bots import _chain, race_last
 
     rng = random.Random(5)
     orders = [((2, 2, 0), (3, 6, 1)), ((2, 3, 1), (3, 1, 0), (1, 2, 2)), ((2, 2, 0),) * 3,
@@ -710,8 +710,8 @@ def test_growth_race_of_several_parties_matches_chains_played_out():
 def test_search_plays_the_planner_in_a_single_round():
     """In a single round (any table) the search plays the move its lead, the planner judged by the growth
     race, plans, without playouts; in the full game the planner is the greedy bot."""
+    from service.games.dice_party.bots import planner
     from workers.bots import make_bot
-    from workers.bots.dice_party import planner
     from workers.bots.search import Budget
 
     bot = make_bot("dice_party", "search", Budget(iterations=50))

@@ -1,7 +1,7 @@
 """Paparazzo rules, invariants, hidden information and bots.
 
 Passages cited are from the rulebook ("book": Paparazzo, M. Schloth's English translation; section titles
-as printed) and the rulings of docs/games/paparazzo.md (by their titles).
+as printed) and the rulings of service/games/paparazzo/rules.md (by their titles).
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from functools import partial
 import pytest
 
 from service.games.base import InvalidOptions
-from service.games.paparazzo import BANK_FLOAT, CELEBRITIES, GAME, face_up_counts
+from service.games.paparazzo.bots import greedy
+from service.games.paparazzo.rules import BANK_FLOAT, CELEBRITIES, GAME, face_up_counts
 from tests.games.helpers import act as _act
 from tests.games.helpers import rejects as _rejects
 from tests.games.helpers import types
 from workers.bots import random_bot
-from workers.bots.paparazzo import greedy
 
-# The Skandalchronik as the test reads docs/games/paparazzo.md, "Skandalchronik value", independently of the module's
-# table.
+# The Skandalchronik as the test reads service/games/paparazzo/rules.md, "Skandalchronik value", independently of the
+# module's table.
 WORTH = {0: 0, 1: 1_000, 2: 3_000, 3: 6_000, 4: 10_000, 5: 15_000, 6: 21_000, 7: 28_000, 8: 36_000}
 G, D = CELEBRITIES.index("G"), CELEBRITIES.index("D")
 
@@ -80,7 +80,7 @@ def test_preparation(players, cards):
 
 
 def test_removed_celebrity_option_and_validation():
-    """book, Particulars for the 3 or 4 Player Game; docs/games/paparazzo.md, "Celebrities and the
+    """book, Particulars for the 3 or 4 Player Game; service/games/paparazzo/rules.md, "Celebrities and the
     removed set" (the set is
     chosen from the seed unless the options name it)."""
     state = GAME.setup(4, GAME.load_options(4, {"removed_celebrity": "C"}), random.Random(3))
@@ -119,8 +119,8 @@ def test_variants_cover_the_book():
 
 def test_hotbed_shows_the_whole_hand_to_the_left():
     """book, Game Preparation: The Hotbed of Rumors -- each player shows his or her cards
-    to the player on the left; docs/games/paparazzo.md, "Hotbed of rumors": the shown cards stay visible while still
-    in that hand."""
+    to the player on the left; service/games/paparazzo/rules.md, "Hotbed of rumors": the shown cards stay visible while
+    still in that hand."""
     state = build(4, hands=["GGA", "BC", "DE", "AB"], market=["F", "F", "G"], mediator=3)
     view = GAME.view(state, 1)
     assert view["seen"]["seat"] == 0
@@ -137,7 +137,7 @@ def test_hotbed_shows_the_whole_hand_to_the_left():
 
 def test_three_players_choose_three_cards_secretly():
     """book, Particulars for the 3 or 4 Player Game: with 3 players each selects only 3
-    cards to show; docs/games/paparazzo.md, "Hotbed of rumors": all at once, secretly."""
+    cards to show; service/games/paparazzo/rules.md, "Hotbed of rumors": all at once, secretly."""
     state = GAME.setup(3, GAME.load_options(3, {}), random.Random(5))
     assert state["phase"] == "rumors" and GAME.to_act(state) == [0, 1, 2]
     moves = GAME.legal_moves(state, 1)
@@ -199,7 +199,7 @@ def test_minimum_offer_politician_example():
 
 def test_offers_go_once_around_and_mediator_has_no_say():
     """book, Phase 2: from the mediator's left to the mediator's right, then Phase 3 starts
-    with the mediator; offers above one's cash are allowed (docs/games/paparazzo.md, "Offers")."""
+    with the mediator; offers above one's cash are allowed (service/games/paparazzo/rules.md, "Offers")."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], mediator=1)
     act(state, 1, {"type": "select", "slot": 1})
     order = []
@@ -284,8 +284,8 @@ def test_highest_offerer_forced_to_buy():
 
 def test_penalty_when_the_forced_buyer_cannot_pay():
     """book, Phase 3: the highest offerer without the money pays a $5,000 penalty, the photo
-    is not sold and the mediator begins again with Phase 1 (docs/games/paparazzo.md, "The penalty": no Stunk sale
-    then)."""
+    is not sold and the mediator begins again with Phase 1 (service/games/paparazzo/rules.md, "The penalty": no Stunk
+    sale then)."""
     state = build(4, hands=["AB", "B", "C", "D"], market=["G", "D", "E"], owned=["E", "", "", ""], mediator=0)
     act(state, 0, {"type": "select", "slot": 0})
     act(state, 1, {"type": "offer", "amount": 20_000})
@@ -322,8 +322,8 @@ def test_panning_raises_book_example():
 
 
 def test_panning_offer_at_the_minimum_still_needs_a_raise():
-    """book, Panning's Variant; docs/games/paparazzo.md, "Offers": raises are at least $1,000 even when the last
-    difference is 0 (a first offer equal to the minimum)."""
+    """book, Panning's Variant; service/games/paparazzo/rules.md, "Offers": raises are at least $1,000 even when the
+    last difference is 0 (a first offer equal to the minimum)."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], mediator=0, raises="panning")
     act(state, 0, {"type": "select", "slot": 0})
     act(state, 1, {"type": "offer", "amount": 1_000})
@@ -347,8 +347,8 @@ def test_friese_raises_open_money_affordable_offers():
 
 
 def test_hidden_money_in_the_standard_game():
-    """book, Game Preparation: the money is kept hidden; docs/games/paparazzo.md, "Hidden money": a seat sees only its
-    own cash."""
+    """book, Game Preparation: the money is kept hidden; service/games/paparazzo/rules.md, "Hidden money": a seat sees
+    only its own cash."""
     state = build(4, hands=["A", "B", "C", "D"], market=["G", "D", "E"], cash=[1_000, 2_000, 3_000, 4_000])
     assert GAME.view(state, 2)["cash"] == [None, None, 3_000, None]
     assert GAME.view(state, None)["cash"] == [None] * 4
@@ -356,7 +356,7 @@ def test_hidden_money_in_the_standard_game():
 
 
 def test_no_view_keeps_a_ledger_of_payments_that_would_give_the_cash_away():
-    """docs/games/paparazzo.md, "Payments are public, their sums are not kept" (book, Game Preparation: the
+    """service/games/paparazzo/rules.md, "Payments are public, their sums are not kept" (book, Game Preparation: the
     money is kept hidden): each payment is a public event, but no view keeps per-seat sums paid and
     received in the standard game (with the start money known, that ledger is the hidden cash)."""
     state = build(4, hands=["AB", "B", "C", "D"], market=["G", "D", "E"], mediator=0)
@@ -470,8 +470,8 @@ def test_three_hands_ruin_reset_and_winner_starts():
 
 
 def test_three_hands_tie_goes_clockwise_from_last_starter():
-    """docs/games/paparazzo.md, "Three hands": a tie for the hand's win goes to the tied player first clockwise from
-    the last hand's starter."""
+    """service/games/paparazzo/rules.md, "Three hands": a tie for the hand's win goes to the tied player first clockwise
+    from the last hand's starter."""
     state = build(3, hands=["", "A", ""], market=["D", "B", None], mediator=2, three_hands=True,
                   cash=[19_000, 15_000, 15_000])
     act(state, 2, {"type": "select", "slot": 1})
@@ -486,7 +486,7 @@ def test_three_hands_tie_goes_clockwise_from_last_starter():
 
 
 def test_three_hands_short_deck_ends_hands_at_once():
-    """book, Playing the Game Over Three Rounds; docs/games/paparazzo.md, "Three hands": when the
+    """book, Playing the Game Over Three Rounds; service/games/paparazzo/rules.md, "Three hands": when the
     cards left cannot fill a market, the hand's end condition holds at once and it is scored."""
     state = build(3, hands=["", "A", ""], market=["D", "B", None], mediator=0, three_hands=True)
     state["out"] = state["deck"][8:]
@@ -620,7 +620,7 @@ def check_invariants(state: dict) -> None:
 
 
 class Invariants:
-    """Hook of the conformance suite.  docs/games/paparazzo.md, "The marker", "The reckoning" and
+    """Hook of the conformance suite.  service/games/paparazzo/rules.md, "The marker", "The reckoning" and
     "Payments are public, their sums are not kept"; book, The Reckoning: photos conserved, markers equal
     the face-up photos, money conserved between players and bank after every move; the final scores
     recomputed from the public events."""
@@ -710,8 +710,8 @@ def scramble(state: dict, observer: int | None, keep: set[int], rng: random.Rand
 
 def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random):
     """Hook of the conformance suite.  book, Game Preparation (money kept hidden; the hotbed
-    of rumors); docs/games/paparazzo.md, "What each seat sees": another hand, another's cash, a pending rumor choice
-    and the set-aside cards are hidden.  A forced purchase or a penalty is public (the high offerer is kept);
+    of rumors); service/games/paparazzo/rules.md, "What each seat sees": another hand, another's cash, a pending rumor
+    choice and the set-aside cards are hidden.  A forced purchase or a penalty is public (the high offerer is kept);
     a card another seat places on the market is shown face up, the sealed rumor choices are shown
     once all are in, and the reckoning counts the money openly (those moves reveal by design)."""
     keep = {actor}

@@ -1,7 +1,7 @@
 """Picture Perfect rules, the computed photo, invariants, hidden information, SVG and bots.
 
 Passages cited are from the rulebook ("Guide": Picture Perfect's Photography Guide; section titles as
-printed, e.g. "EXCHANGES, DANCE") and the rulings of docs/games/picture_perfect.md (by their titles).
+printed, e.g. "EXCHANGES, DANCE") and the rulings of service/games/picture_perfect/rules.md (by their titles).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from functools import partial
 import pytest
 
 from service.games.base import IllegalMove, InvalidOptions, concretize
-from service.games.picture_perfect import GAME, photo_svg
+from service.games.picture_perfect import GAME
+from service.games.picture_perfect.bots import ANNEAL_STEPS, Planner, greedy, lead
 from service.games.picture_perfect.data import CARDS, GUEST_INDEX, GUEST_SQUARES, GUESTS, square
 from service.games.picture_perfect.photo import Layout, score_photo
 from service.games.picture_perfect.rules import held, middle
@@ -25,9 +26,9 @@ from tests.games.helpers import act as _act
 from tests.games.helpers import rejects as _rejects
 from tests.games.helpers import types
 from workers.bots import random_bot
-from workers.bots.picture_perfect import ANNEAL_STEPS, Planner, greedy, lead
 
-# -- the Guide and docs/games/picture_perfect.md as the test reads them (independent of the module's tables) -------
+# -- the Guide and service/games/picture_perfect/rules.md as the test reads them (independent of the module's tables)
+# -------
 WOMEN = {"yellow_dress", "lady_in_red", "bride", "diva", "grandmother", "little_girl"}
 MEN = {"elderly_gentleman", "waiter", "rock_star", "magician", "little_boy", "wheelchair_gentleman"}
 T_HEIGHT = {g: 3 for g in GUESTS} | {"little_girl": 2, "little_boy": 2, "wheelchair_gentleman": 2, "corgi": 1}
@@ -77,7 +78,7 @@ def t_hides(pl: dict, g: str, x: str) -> bool:
 
 
 def t_ok(card: dict, g: str, pl: dict, decor: list[int]) -> bool:
-    """docs/games/picture_perfect.md, "The photo", written out again from the text."""
+    """service/games/picture_perfect/rules.md, "The photo", written out again from the text."""
     kind = card["kind"]
     if kind == "area":
         return tuple(pl[g]) in T_AREAS[card["area"]]
@@ -171,8 +172,8 @@ def ok(guests: dict, who: str, card: int, decor: tuple[int, ...] = ()) -> bool:
 
 # == component data ================================================================================
 def test_preference_deck_composition():
-    """docs/games/picture_perfect.md, "The preference deck": the 42-card deck (areas 14, next to X 14, not next to
-    a man 2 / a woman 2, nobody in front 3, nobody sees my face 3, hide the face of X 4)."""
+    """service/games/picture_perfect/rules.md, "The preference deck": the 42-card deck (areas 14, next to X 14, not next
+    to a man 2 / a woman 2, nobody in front 3, nobody sees my face 3, hide the face of X 4)."""
     assert len(CARDS) == 42
     kinds: dict[str, int] = {}
     for c in CARDS:
@@ -190,8 +191,8 @@ def test_preference_deck_composition():
 
 
 def test_guests_and_mat():
-    """docs/games/picture_perfect.md, "The floor mat", "The guests": 4x4 mat, table on row 2 columns 2-3, 14 guest
-    spaces; 6 women, 6 men, a dog and a plant with their height classes."""
+    """service/games/picture_perfect/rules.md, "The floor mat", "The guests": 4x4 mat, table on row 2 columns 2-3, 14
+    guest spaces; 6 women, 6 men, a dog and a plant with their height classes."""
     view = GAME.view(new(), 0)
     assert len(view["mat"]["guest_squares"]) == 14
     assert sorted(map(tuple, view["mat"]["table"])) == sorted(TABLE)
@@ -240,7 +241,7 @@ def test_options_validation():
 # == the photo ===================================================================================
 def test_area_cards():
     """Guide,
-    PREFERENCE CARDS, I want to stand "in this area"; docs/games/picture_perfect.md, "The preference
+    PREFERENCE CARDS, I want to stand "in this area"; service/games/picture_perfect/rules.md, "The preference
     deck": the areas of the deck."""
     for area, squares in T_AREAS.items():
         card = card_of("area", area=area)
@@ -280,7 +281,7 @@ def test_not_next_to_a_man_or_woman_dog_and_plant_neutral():
 def test_nobody_in_front_ignores_table_and_decorations():
     """Guide,
     I don't want anyone in front of me: it still scores if covered only by the table or
-    decorations; docs/games/picture_perfect.md, "The photo": in front = same column, nearer the camera."""
+    decorations; service/games/picture_perfect/rules.md, "The photo": in front = same column, nearer the camera."""
     card = card_of("nobody_in_front")
     assert ok({"bride": (3, 2)}, "bride", card, decor=(2,))  # table and decorations only
     assert not ok({"bride": (4, 2), "corgi": (1, 2)}, "bride", card)  # even a low dog counts
@@ -290,8 +291,8 @@ def test_nobody_in_front_ignores_table_and_decorations():
 
 def test_face_hidden_by_height_class_decorations_and_the_plant():
     """Guide,
-    I don't want anyone to see my face; docs/games/picture_perfect.md, "The photo": tall covers all, short covers
-    short and low, low covers low; decorations cover like a short figure behind their table square; the Potted
+    I don't want anyone to see my face; service/games/picture_perfect/rules.md, "The photo": tall covers all, short
+    covers short and low, low covers low; decorations cover like a short figure behind their table square; the Potted
     Palm has no face and always counts as hidden."""
     card = card_of("face_hidden")
     assert ok({"bride": (3, 1), "waiter": (1, 1)}, "bride", card)  # tall covers tall
@@ -311,7 +312,7 @@ def test_face_hidden_by_height_class_decorations_and_the_plant():
 def test_hide_the_face_of_someone_and_the_self_case():
     """Guide,
     I want to make sure no one sees the face of "this guest": this figure covers that face
-    (the guest placed, this one in front and at least as tall, docs/games/picture_perfect.md, "Hiding a face");
+    (the guest placed, this one in front and at least as tall, service/games/picture_perfect/rules.md, "Hiding a face");
     about itself the card
     reads "hide someone's face"."""
     diva = card_of("hide_face", guest="diva")
@@ -330,7 +331,7 @@ def test_hide_the_face_of_someone_and_the_self_case():
 
 
 def test_a_tall_guest_in_front_of_the_potted_palm_hides_its_face():
-    """docs/games/picture_perfect.md, "The Potted Palm": its face always counts as hidden, so a guest in front
+    """service/games/picture_perfect/rules.md, "The Potted Palm": its face always counts as hidden, so a guest in front
     of the Palm (same column, nearer the camera) and at least as tall hides its face: that fulfils
     "hide the face of Potted Palm", and "hide someone's face" when the Palm is the one behind."""
     palm = GUESTS.index("potted_palm")
@@ -379,7 +380,7 @@ def test_scoring_table_unplaced_and_vip_repeats():
 def test_final_scores_ties_and_decoration_points():
     """Guide,
     SCORING (CONT.): most points wins; ties by most placed guests, then most envelopes held;
-    docs/games/picture_perfect.md, "The winner": then a shared win.  Auction variant, SCORING: +1 point per 2
+    service/games/picture_perfect/rules.md, "The winner": then a shared win.  Auction variant, SCORING: +1 point per 2
     decorations."""
     state = at_placement(new(3, auctions=True))
     row1 = card_of("area", area="row_1")
@@ -430,7 +431,7 @@ def test_round_flow_six_rounds_starter_passes_left():
 def test_step_one_looks_are_private_and_everyone_answers():
     """Guide,
     ENVELOPES: players look inside their envelopes during step 1; the contents are secret;
-    docs/games/picture_perfect.md, "Looking": every look is a private
+    service/games/picture_perfect/rules.md, "Looking": every look is a private
     event.  Every seat with an envelope answers, used VIP or not."""
     state = new(3, seed=4)
     act(state, 0, {"type": "ready"})
@@ -469,7 +470,7 @@ def test_dance_keep_one_rest_shuffled_and_dealt_back():
 
 
 def test_dance_choices_are_sealed_until_all_are_in():
-    """docs/games/picture_perfect.md, "Simultaneous choices" (Dance, Gifts, Rumors, Theft, ...) are
+    """service/games/picture_perfect/rules.md, "Simultaneous choices" (Dance, Gifts, Rumors, Theft, ...) are
     collected from all seats before anything is revealed."""
     state = new(3)
     deal(state, {0: ["bride", "diva"], 1: ["magician", "waiter"], 2: ["corgi", "rock_star"]})
@@ -513,7 +514,7 @@ def test_gifts_one_to_each_neighbour():
 
 
 def test_gifts_with_two_players():
-    """docs/games/picture_perfect.md, "Gifts": with 2 players, give one envelope to the opponent."""
+    """service/games/picture_perfect/rules.md, "Gifts": with 2 players, give one envelope to the opponent."""
     state = new(2)
     deal(state, {0: ["bride", "diva"], 1: ["waiter"]})
     to_exchange(state, "gifts")
@@ -637,8 +638,8 @@ def test_vip_once_into_an_envelope_being_looked_into():
 
 def test_vip_seen_only_by_later_lookers_and_scored_for_everyone():
     """Guide,
-    VIP CARDS: scored for all players, whoever added it; docs/games/picture_perfect.md, "VIP cards": only those who
-    later look into that envelope learn of it."""
+    VIP CARDS: scored for all players, whoever added it; service/games/picture_perfect/rules.md, "VIP cards": only those
+    who later look into that envelope learn of it."""
     state = new(3)
     deal(state, {0: ["bride"], 1: ["diva"], 2: ["waiter"]})
     act(state, 0, {"type": "vip", "guest": "bride"})
@@ -731,7 +732,7 @@ def test_secret_auction_tie_rebid_and_second_tie():
 
 def test_secret_auction_all_zero_does_not_sell():
     """Guide,
-    SECRET AUCTION: bids may be 0; docs/games/picture_perfect.md, "Secret auction": a bid of 0 never buys."""
+    SECRET AUCTION: bids may be 0; service/games/picture_perfect/rules.md, "Secret auction": a bid of 0 never buys."""
     state = auction("secret")
     act(state, 0, {"type": "offer", "guest": "bride"})
     act(state, 1, {"type": "bid", "amount": 0})
@@ -810,8 +811,8 @@ def test_fixed_price_auction_payers_look_envelope_stays():
 
 def test_open_auction_raises_until_everyone_passed_since_the_last():
     """Guide,
-    OPEN AUCTION; docs/games/picture_perfect.md, "Open auction": any other player may raise at any time; it closes
-    when every other player has passed since the last raise."""
+    OPEN AUCTION; service/games/picture_perfect/rules.md, "Open auction": any other player may raise at any time; it
+    closes when every other player has passed since the last raise."""
     holdings = {0: ["bride"], 1: ["waiter"], 2: ["magician"], 3: ["diva"]}
     state = auction("open", 4, holdings)
     act(state, 0, {"type": "offer", "guest": "bride"})
@@ -831,7 +832,7 @@ def test_open_auction_raises_until_everyone_passed_since_the_last():
 def test_no_envelope_no_decorations_rescue():
     """Guide,
     AUCTIONS: a player with no envelopes and no decorations at the end of a round gets 1
-    decoration from every other player; docs/games/picture_perfect.md, "The rescue": with 2 players the
+    decoration from every other player; service/games/picture_perfect/rules.md, "The rescue": with 2 players the
     supply pays it."""
     state = auction("single", holdings={0: [], 1: ["bride"], 2: ["diva"]}, decorations=[0, 5, 0])
     assert GAME.to_act(state) == [1]  # seat 0 has nothing to offer: skipped
@@ -866,8 +867,8 @@ def at_placement_events(state: dict) -> list[dict]:
 def test_final_placement_rules_and_hidden_until_all_done():
     """Guide,
     PHOTOS: as many or as few guests as desired, each on a guest space, one per space;
-    docs/games/picture_perfect.md, "Final placement": decorations on the two table squares; hidden until all are
-    done."""
+    service/games/picture_perfect/rules.md, "Final placement": decorations on the two table squares; hidden until all
+    are done."""
     state = at_placement(new(2))
     rejects(state, 0, {"type": "place", "guest": "bride", "row": 2, "col": 2}, "table_square")
     events = act(state, 0, {"type": "place", "guest": "bride", "row": 1, "col": 1})
@@ -889,7 +890,7 @@ def test_final_placement_rules_and_hidden_until_all_done():
 
 
 def test_decorating_needs_a_decoration():
-    """docs/games/picture_perfect.md, "Final placement": decorations may go on the two table squares (auction
+    """service/games/picture_perfect/rules.md, "Final placement": decorations may go on the two table squares (auction
     variant: only decorations one still has)."""
     state = at_placement(new(2, auctions=True))
     state["decorations"] = [1, 0]
@@ -951,7 +952,7 @@ def fuzz(state: dict, seat: int, rng: random.Random) -> list[dict]:
 class Invariants:
     """Hook of the conformance suite.  Issue 6: 14 envelopes and 42 cards conserved, at most one VIP
     card per player (never removed), decorations conserved; a private event goes to one seat; the
-    final scores recomputed independently (Guide, SCORING; docs/games/picture_perfect.md, "The photo")."""
+    final scores recomputed independently (Guide, SCORING; service/games/picture_perfect/rules.md, "The photo")."""
 
     def __init__(self, state: dict) -> None:
         self.cards = copy.deepcopy(state["cards"])
@@ -1056,10 +1057,8 @@ def test_photo_svg_each_seat_after_the_end():
     faces shown as covered, each guest's score; not before the end."""
     state = new(3, seed=5, auctions=True)
     with pytest.raises(IllegalMove) as info:
-        photo_svg(state, 0)
-    assert info.value.reason == "not_over"
-    with pytest.raises(IllegalMove):
         GAME.photo_svg(state, 0)
+    assert info.value.reason == "not_over"
     play_random(state, random.Random(5))
     state = json.loads(json.dumps(state))  # as the referee stores it
     result = GAME.final_result(state)
@@ -1078,21 +1077,23 @@ def test_photo_svg_each_seat_after_the_end():
                            if x["face_covered"] and g != "potted_palm"}
         assert root.find(".//s:g[@class='table']", ns) is not None
         assert f"{result.scores[seat]} points" in svg
-    with pytest.raises(IllegalMove):
-        photo_svg(state, 3)
+    with pytest.raises(IllegalMove) as info:
+        GAME.photo_svg(state, 3)
+    assert info.value.reason == "bad_seat"
 
 
 def test_photo_svg_draws_heights_and_decorations():
-    """docs/games/picture_perfect.md, "The photo": guests drawn by height class; decorations on the table squares."""
+    """service/games/picture_perfect/rules.md, "The photo": guests drawn by height class; decorations on the table
+    squares."""
     state = at_placement(new(2))
     place(state, 0, {"waiter": (1, 2), "little_boy": (3, 2), "corgi": (4, 3)}, decor=(2,))
     act(state, 0, {"type": "done"})
     act(state, 1, {"type": "done"})
-    svg = photo_svg(state, 0)
+    svg = GAME.photo_svg(state, 0)
     assert svg.count('class="decoration"') == 1
     assert re.search(r'data-guest="little_boy"', svg) and 'class="covered-face" data-guest="little_boy"' in svg
     assert 'class="covered-face" data-guest="corgi"' not in svg
-    assert "No guests placed" in photo_svg(state, 1)
+    assert "No guests placed" in GAME.photo_svg(state, 1)
 
 
 # == bots ========================================================================================

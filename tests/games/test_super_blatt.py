@@ -1,5 +1,5 @@
 """Das Super-Blatt rules, each test citing its passage: the rulebook ("book": Ken Tidwell's English translation,
-section titles as printed) and the rulings of docs/games/super_blatt.md (by their titles)."""
+section titles as printed) and the rulings of service/games/super_blatt/rules.md (by their titles)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import random
 import pytest
 
 from service.games.base import IllegalMove
-from service.games.super_blatt import CARDS, CATEGORIES, DECK_SIZE, GAME, TRENDS, place_category
+from service.games.super_blatt.rules import CARDS, CATEGORIES, DECK_SIZE, GAME, TRENDS, place_category
 
 RNG = random.Random(0)
 
@@ -35,8 +35,8 @@ def rig(state: dict, columns: list[list[int]], hands: list[list[int]] | None = N
 
 
 def test_components():
-    """docs/games/super_blatt.md, "Cards and specials": 54 cards, Sex 15, Crime 14, Sport 13, Big Business 12; the
-    specials table."""
+    """service/games/super_blatt/rules.md, "Cards and specials": 54 cards, Sex 15, Crime 14, Sport 13, Big Business 12;
+    the specials table."""
     assert len(CARDS) == 54
     by_cat = {cat: [c for c in CARDS if c["category"] == cat] for cat in CATEGORIES}
     assert [len(by_cat[c]) for c in CATEGORIES] == [15, 14, 13, 12]
@@ -143,7 +143,7 @@ def test_arrows_steal_from_one_named_opponent_as_many_as_they_have():
 
 
 def test_arrow_with_no_victim_does_nothing_and_single_victim_is_forced():
-    """docs/games/super_blatt.md, "Arrows": if no opponent holds any, nothing happens."""
+    """service/games/super_blatt/rules.md, "Arrows": if no opponent holds any, nothing happens."""
     s = fresh(3)
     arrow = cards("sport", "arrow", 1)[0]
     sex = cards("sex")
@@ -182,7 +182,7 @@ def test_fred_wilma_barney_betty():
 
 
 def test_tie_elimination_rulings_examples():
-    """docs/games/super_blatt.md, "Scoring a category": 3,3,2,1 -> 2 first, 1 second; 3,2,2,1 -> 3 first,
+    """service/games/super_blatt/rules.md, "Scoring a category": 3,3,2,1 -> 2 first, 1 second; 3,2,2,1 -> 3 first,
     1 second; only players holding at least one card compete."""
     assert place_category([3, 2, 2, 1], (8, 4)) == [8, 0, 0, 4]
     assert place_category([2, 0, 0], (8, 4)) == [8, 0, 0]
@@ -262,8 +262,8 @@ def recompute_scores(s: dict) -> list[int]:
 
 # -- hooks of the conformance suite (tests/games/test_conformance.py) -----------------------------
 def scrambles(state: dict, observer: int | None, actor: int, rng: random.Random):
-    """docs/games/super_blatt.md, "What is hidden": the rest of the deck and the unturned trend cards are hidden from
-    everyone; a new round deals from the deck in the open, so events are compared only within a round."""
+    """service/games/super_blatt/rules.md, "What is hidden": the rest of the deck and the unturned trend cards are
+    hidden from everyone; a new round deals from the deck in the open, so events are compared only within a round."""
     other = copy.deepcopy(state)
     rng.shuffle(other["deck"])
     rng.shuffle(other["trend_deck"])

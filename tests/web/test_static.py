@@ -13,6 +13,9 @@ from service.games import GAMES, OWN, PLUGINS
 
 ROOT = Path(__file__).resolve().parents[2]
 JS = PAGES / "js"
+#: each game's renderer (in the game's package, Plugin.table), and with the pages' own modules
+RENDERERS = [plugin.table_file() for plugin in PLUGINS.values() if plugin.table]
+SCRIPTS = [*JS.rglob("*.js"), *RENDERERS]
 # bytes of HTML, CSS, JS and JSON for one game's table page (the page's catalogue and the game's own words)
 TABLE_PAGE_BUDGET = 110_000
 
@@ -25,8 +28,7 @@ def sentence_keys(path: Path, block: str) -> set[str]:
 
 
 def emitted(game: str) -> set[str]:
-    folder = ROOT / "service" / "games"
-    sources = [folder / f"{game}.py"] if (folder / f"{game}.py").exists() else list((folder / game).glob("*.py"))
+    sources = PLUGINS[game].folder().glob("*.py")
     return {t for src in sources for t in re.findall(r'event\("(\w+)"', src.read_text())}
 
 
@@ -38,11 +40,11 @@ def test_the_referees_own_events_have_words():
 @pytest.mark.parametrize("game", sorted(OWN))
 def test_every_event_a_game_emits_has_a_sentence(game):
     """The live stream names each event by its type, and the page listens to the types it knows."""
-    assert emitted(game) and emitted(game) <= sentence_keys(JS / "games" / f"{game}.js", "SENTENCES")
+    assert emitted(game) and emitted(game) <= sentence_keys(PLUGINS[game].table_file(), "SENTENCES")
 
 
 def test_the_pages_load_nothing_from_elsewhere_and_stay_small(http):
-    files = [p for p in PAGES.rglob("*") if p.is_file()]
+    files = [*(p for p in PAGES.rglob("*") if p.is_file()), *RENDERERS]
     for path in files:
         text = path.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, never fetched
         assert not re.search(r"https?://", text), path
@@ -51,8 +53,8 @@ def test_the_pages_load_nothing_from_elsewhere_and_stay_small(http):
     shared = ["table.html", "css/referee.css", "js/table.js", "js/api.js", "js/dom.js", "js/live.js", "js/log.js",
               "js/moves.js", "js/i18n.js", "i18n/de.json"]  # one language is loaded: the longer one
     for game in GAMES:  # its own renderer, or the generic table, and the game's own words
-        renderer = f"js/games/{game}.js" if PLUGINS[game].table else "js/generic.js"
-        paths = [f"/static/web/{p}" for p in [*shared, renderer]]
+        renderer = f"/games/{game}/table.js" if PLUGINS[game].table else "/static/web/js/generic.js"
+        paths = [*(f"/static/web/{p}" for p in shared), renderer]
         paths += [f"/games/{game}/words/de"] if "de" in PLUGINS[game].words_files() else []
         sizes = [len(http.get(p).data) for p in paths]
         assert all(sizes) and sum(sizes) < TABLE_PAGE_BUDGET, (game, sum(sizes))
@@ -78,7 +80,7 @@ def test_every_word_the_pages_use_is_in_every_catalogue_with_the_same_blanks():
     one more file with these keys)."""
     assert set(CATALOGUES) >= {"en", "de"}
     used = set()
-    for path in JS.rglob("*.js"):
+    for path in SCRIPTS:
         used |= set(re.findall(r"""\bt\(\s*"([\w.]+)\"""", path.read_text()))
     assert used and used <= set(CATALOGUES["en"]), sorted(used - set(CATALOGUES["en"]))
 
@@ -109,7 +111,7 @@ def test_dice_party_speaks_its_german_rulebook_and_the_pages_say_nothing_in_code
     de = CATALOGUES["de"]
     assert de["dp.kind.party_people"] == "Party-People" and "Partylöwe" in de["dp.bd.crowned"]
     assert "Eskalation" in de["dp.bd.escalations"]["one"] and "Brieftaschen klauen" in de["phase.dice_party.steal"]
-    for path in JS.rglob("*.js"):
+    for path in SCRIPTS:
         code = re.sub(r"^\s*//.*|//\s.*$|/\*[\s\S]*?\*/", "", path.read_text(), flags=re.M)
         prose = re.findall(r"""["`]([A-Z][a-z]+(?: [a-z',]+){2,}[^"`]*)["`]""", code)
         assert not prose, (path.name, prose)

@@ -223,7 +223,7 @@ def test_a_spectator_link_shows_the_spectator_view(web, context):
 
 def test_paparazzo_pages_show_no_cash_but_the_seats_own_after_a_purchase(web, context):
     """Paparazzo's book, Game Preparation: "the money is kept hidden throughout the entire game";
-    docs/games/paparazzo.md, "Payments are public, their sums are not kept": no view or page keeps a per-seat
+    service/games/paparazzo/rules.md, "Payments are public, their sums are not kept": no view or page keeps a per-seat
     ledger of payments (with the start money known, it is the cash).  After a purchase and its commission, no
     seat's page and no spectator shows another seat's cash or its sums paid and received."""
     ref = Referee(web.url)

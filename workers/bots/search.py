@@ -10,7 +10,7 @@ and the seat to act at a node picks by its own reward (max^n), so the same searc
 players.  Simultaneous decisions are walked one seat at a time in ``to_act`` order (our seat
 first at the root).
 
-What a game adds is one ``Hooks`` value, ``SEARCH`` in its bot module (``workers/bots/<game>.py``):
+What a game adds is one ``Hooks`` value, ``SEARCH`` in its bot module (a built-in game's ``bots.py``):
 the playout policy (random moves unless it names one; usually a cheap form of its greedy bot),
 the evaluation of an unfinished deal and the horizon.  Below the root a node grows by
 progressive widening, the playout policy's move first, so that a few iterations follow the
@@ -42,7 +42,8 @@ from dataclasses import dataclass
 import orjson
 
 from service.games import Game, GameError
-from service.games.base import concretize, is_span
+from service.games.base import is_span
+from service.games.plugin import Hooks, Policy
 
 #: exploration constant of UCB1 (rewards lie in [0, 1])
 EXPLORATION = 0.7
@@ -74,13 +75,6 @@ class Budget:
 
 DEFAULT_BUDGET = Budget(ms=1000)
 
-Policy = Callable[[Game, dict, int, list[dict], random.Random], dict]
-
-
-def random_policy(game: Game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
-    return concretize(rng.choice(moves), rng)
-
-
 def bot_policy(bot: Callable) -> Policy:
     """A playout policy that asks a bot, showing it only the view of the seat to act."""
 
@@ -88,28 +82,6 @@ def bot_policy(bot: Callable) -> Policy:
         return bot(game.view(state, seat), moves, seat, rng)
 
     return policy
-
-
-@dataclass(frozen=True)
-class Hooks:
-    """What a game tells the search (``SEARCH`` in its bot module).
-
-    ``playout(game, state, seat, moves, rng)`` picks a concrete legal move for the seat to act in
-    a determinized state (it may read the whole state: a determinization holds nothing true);
-    ``evaluate(state)`` gives each seat's reward in [0, 1] for an unfinished state, or None where
-    it cannot judge (the playout goes on); it is asked once a playout has made ``horizon`` moves
-    (``horizon`` None: play to the end).  ``lead(view, moves, seat, rng)`` is the root's move to
-    beat when the game has a deeper planner than its greedy bot for a searching bot's time (None:
-    the greedy bot's move); its time counts against the decision's budget.  ``lead_stands(view)``
-    says where the lead is played without a search: decisions whose outcome the sampled deals
-    cannot judge, where playouts would only add noise or a bias to a sound plan.
-    """
-
-    playout: Policy = random_policy
-    evaluate: Callable[[dict], list[float] | None] | None = None
-    horizon: int | None = None
-    lead: Callable[[dict, list[dict], int, random.Random], dict] | None = None
-    lead_stands: Callable[[dict], bool] | None = None
 
 
 class Node:

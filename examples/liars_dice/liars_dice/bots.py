@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from workers.bots.search import Hooks
+from service.games.plugin import Hooks
 
 from .rules import GAME
 

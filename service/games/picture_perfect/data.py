@@ -1,6 +1,6 @@
 """Picture Perfect component data: the floor mat, the guests, the preference deck, the exchanges.
 
-Everything here marked "chosen" in docs/games/picture_perfect.md was not found
+Everything here marked "chosen" in service/games/picture_perfect/rules.md was not found
 published; it lives in this one table so it can be corrected in one place.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-# -- the floor mat (docs/games/picture_perfect.md, "The floor mat": 4 x 4, table on row 2) --
+# -- the floor mat (service/games/picture_perfect/rules.md, "The floor mat": 4 x 4, table on row 2) --
 ROWS = 4
 COLS = 4
 TABLE_SQUARES = ((2, 2), (2, 3))
@@ -38,12 +38,12 @@ def _adjacent(sq: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-#: squares sharing an edge (docs/games/picture_perfect.md, "The floor mat": "next to")
+#: squares sharing an edge (service/games/picture_perfect/rules.md, "The floor mat": "next to")
 ADJACENT = tuple(_adjacent(s) for s in range(ROWS * COLS))
-#: squares in the same column nearer the camera (docs/games/picture_perfect.md, "The photo")
+#: squares in the same column nearer the camera (service/games/picture_perfect/rules.md, "The photo")
 IN_FRONT = tuple(tuple(square(rr, row_col(s)[1]) for rr in range(1, row_col(s)[0])) for s in range(ROWS * COLS))
 
-# -- guests (docs/games/picture_perfect.md, "The guests": chosen names) ---------------------
+# -- guests (service/games/picture_perfect/rules.md, "The guests": chosen names) ---------------------
 TALL, SHORT, LOW = 3, 2, 1
 HEIGHT_NAMES = {TALL: "tall", SHORT: "short", LOW: "low"}
 
@@ -69,11 +69,11 @@ GUEST_INDEX = {g: i for i, g in enumerate(GUESTS)}
 GUEST_NAME = {g[0]: g[1] for g in GUEST_TABLE}
 GENDER = tuple(g[2] for g in GUEST_TABLE)
 HEIGHT = tuple(g[3] for g in GUEST_TABLE)
-NO_FACE = frozenset({GUEST_INDEX["potted_palm"]})  # docs/games/picture_perfect.md, "The Potted Palm"
+NO_FACE = frozenset({GUEST_INDEX["potted_palm"]})  # service/games/picture_perfect/rules.md, "The Potted Palm"
 #: a guest's id, as the state's declared types name it (shape.py checks states against them)
 Guest = Literal[GUESTS]
 
-# -- areas ("I want to stand in this area"; docs/games/picture_perfect.md, "The preference deck") --
+# -- areas ("I want to stand in this area"; service/games/picture_perfect/rules.md, "The preference deck") --
 _ALL = [s for s in GUEST_SQUARES]
 AREA_TABLE = (
     ("row_1", "in the 1st row", [s for s in _ALL if row_col(s)[0] == 1]),
@@ -89,7 +89,7 @@ AREA_TABLE = (
 AREAS = {a[0]: frozenset(a[2]) for a in AREA_TABLE}
 AREA_TEXT = {a[0]: a[1] for a in AREA_TABLE}
 
-# -- the preference deck (docs/games/picture_perfect.md, "The preference deck": chosen, 42 cards) --
+# -- the preference deck (service/games/picture_perfect/rules.md, "The preference deck": chosen, 42 cards) --
 _AREA_COUNTS = (("row_1", 2), ("row_2", 1), ("row_3", 2), ("row_4", 3), ("left_column", 1),
                 ("right_column", 1), ("at_the_table", 2), ("corners", 1), ("back_centre", 1))
 HIDE_FACE_TARGETS = ("rock_star", "diva", "magician", "bride")

@@ -1,7 +1,7 @@
 """The exchange cards, one unit each: everything about a card in one place.
 
 A unit holds its rulebook section (the class docstring cites the guide's section title and says what
-this module settles, as docs/games/picture_perfect.md states it under the card's name), its phases
+this module settles, as service/games/picture_perfect/rules.md states it under the card's name), its phases
 with the move types each allows (as data: the game's
 ``phases`` table is collected from them), and how the card begins, its legal moves, one method per move
 type, how it resolves, the card's part of ``pending`` a seat is shown (``view``) and how a search bot
@@ -512,7 +512,7 @@ class Auction(Exchange):
              "order", "bidders", "tie", "floor", "next")
     #: where the envelope offered comes from, as a refusal says it
     offered_from: ClassVar[str] = "of yours that you did not win this round"
-    #: docs/games/picture_perfect.md, "Auctions": a pass is final except in the Open auction
+    #: service/games/picture_perfect/rules.md, "Auctions": a pass is final except in the Open auction
     pass_is_final: ClassVar[bool] = True
 
     def phase(self, state: State) -> str:

@@ -1,6 +1,6 @@
 """The photo the referee takes: who stands next to whom, who is in front, whose face is covered.
 
-docs/games/picture_perfect.md, "The photo": the figures in front of a guest are those in the same column in
+service/games/picture_perfect/rules.md, "The photo": the figures in front of a guest are those in the same column in
 rows nearer the camera; a face is covered when something in front is at least as tall (tall
 covers all, short covers short and low, low covers low); decorations on a table square cover
 like a short figure for the guests behind that table square.  The functions work on guest
@@ -100,7 +100,7 @@ class Layout:
     def hides(self, g: int, x: int) -> bool:
         """Guest g hides the face of x: x is placed, g stands in front and is as tall.
 
-        docs/games/picture_perfect.md, "Hiding a face" and "The Potted Palm": this covers x's face; the
+        service/games/picture_perfect/rules.md, "Hiding a face" and "The Potted Palm": this covers x's face; the
         Potted Palm's face always counts as hidden, and a
         tall guest in front of it hides it too.
         """

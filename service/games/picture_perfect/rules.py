@@ -1,7 +1,7 @@
 """Picture Perfect (Anthony Nouveau): learn the guests' wishes from their envelopes, then pose them.
 
 Rules: the book (Picture Perfect, its Photography Guide); the floor mat, the guests, the
-preference deck and the computed photo, and every ruling: docs/games/picture_perfect.md (data.py, photo.py).
+preference deck and the computed photo, and every ruling: service/games/picture_perfect/rules.md (data.py, photo.py).
 This module runs the round flow, step 1's look, the auction variant's rescue, the final placement
 and scoring; each exchange card is one unit in exchanges.py (its section of the book, its phases,
 moves, resolution, view and sampling), and the state helpers every part shares are in table.py.
@@ -15,7 +15,7 @@ placement) waits for.  ``PicturePerfectState`` types every key and ``SHAPE`` dec
 see it; ``present`` adds what a view derives for display, ``deal`` redraws in a sample what the seat
 cannot see.
 
-Decisions the books leave open (all stated in docs/games/picture_perfect.md; each exchange card's own
+Decisions the books leave open (all stated in service/games/picture_perfect/rules.md; each exchange card's own
 are in its unit's docstring):
 
 - Round 1's step 1 happens at the deal: ``opening`` returns those first looks as private events,
@@ -32,11 +32,11 @@ are in its unit's docstring):
   card may still be added; ``done`` ends it.  All of it is hidden until every seat is done.
   Placement before the final photo is a memory aid and is not modelled: the event log is each
   seat's memory.
-- The Potted Palm has no face, and its face always counts as hidden (docs/games/picture_perfect.md,
+- The Potted Palm has no face, and its face always counts as hidden (service/games/picture_perfect/rules.md,
   "The Potted Palm"): a guest in
   front of it and at least as tall hides its face, which fulfils "hide the face of Potted Palm",
   and "hide someone's face" when the Palm is the one behind (photo.py).
-- Ties: most placed guests, then most envelopes held, then a shared win (book + docs/games/picture_perfect.md,
+- Ties: most placed guests, then most envelopes held, then a shared win (book + service/games/picture_perfect/rules.md,
   "The winner").
 """
 
@@ -47,9 +47,10 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from ..base import BaseOptions, Game, Outcome, Phase, State, event, safe_default
+from ..base import BaseOptions, Game, IllegalMove, Outcome, Phase, State, event, safe_default
 from ..shape import Custom, Hidden, Public, Shape
 from . import schemas as S
+from . import svg
 from .data import (
     AUCTION,
     AUCTION_AUCTION_CARDS,
@@ -506,7 +507,7 @@ class PicturePerfect(Game):
     def _rescue(self, state: State) -> list[dict]:
         """Book, Auctions: a player with no envelopes and no decorations gets 1 from every other player.
 
-        docs/games/picture_perfect.md, "The rescue": with 2 players the supply pays it (the opponent only
+        service/games/picture_perfect/rules.md, "The rescue": with 2 players the supply pays it (the opponent only
         if the supply is empty).
         """
         n = state["players"]
@@ -678,10 +679,13 @@ class PicturePerfect(Game):
         return Outcome(scores, ranking, list(ranking[0]), breakdown)
 
     def photo_svg(self, state: State, seat: int) -> str:
-        """That seat's final photo as a standalone SVG (svg.py); IllegalMove 'not_over' before the end."""
-        from .svg import photo_svg
-
-        return photo_svg(state, seat)
+        """That seat's final photo as a standalone SVG (svg.py); only once the match is over (the photo is the
+        last act): IllegalMove 'not_over' before the end."""
+        if state.get("phase") != "over":
+            raise IllegalMove("The photos are taken at the end of the match.", "not_over")
+        if not isinstance(seat, int) or not 0 <= seat < state["players"]:
+            raise IllegalMove(f"There is no seat {seat} in this match.", "bad_seat")
+        return svg.photo_svg(state, seat, self.score_seat(state, seat))
 
     # -- what a seat sees --------------------------------------------------------------------------
     def present(self, view: dict, state: State, seat: int | None) -> None:
@@ -751,12 +755,3 @@ def default_move(state: State, seat: int) -> dict:
     a decision that cannot be refused (keep, steal, gift, take, return, deposit, offer) takes the
     first legal one at its lowest price."""
     return safe_default(GAME.legal_moves(state, seat), ("ready", "pass", "done", "sell"))
-
-
-from ..plugin import Plugin  # noqa: E402
-from ..wire import picture_perfect as _wire  # noqa: E402  (the wire types import nothing of the rules)
-
-PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.picture_perfect",
-                conformance="tests.games.test_picture_perfect", seeds=1, every=9, order=5,
-                table="../../static/web/js/games/picture_perfect.js",
-                words="../../static/web/i18n/games/picture_perfect", docs="../../../docs/games/picture_perfect.md")

@@ -1,6 +1,6 @@
 """Picture Perfect's records on the wire that no TypedDict of the state describes: the guests, the mat, the
 wish cards, an exchange's pending part, photos and their scores.  The view (derived from the Shape, see
-rules.py) and the events (service/games/wire/picture_perfect.py) both use them."""
+rules.py) and the events (wire.py) both use them."""
 
 from marshmallow import Schema, fields, validate
 

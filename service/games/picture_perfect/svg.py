@@ -2,7 +2,7 @@
 
 The mat is drawn in perspective as the camera sees it (row 1 in front, row 4 at the back),
 figures are drawn back to front so nearer figures overlap farther ones, each figure's height
-follows its height class, and a face that the referee counts as covered (docs/games/picture_perfect.md,
+follows its height class, and a face that the referee counts as covered (service/games/picture_perfect/rules.md,
 "The photo") is drawn greyed and crossed out.  Below the picture each placed guest is listed with
 its preference cards fulfilled and its points for this seat.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from html import escape
 
-from ..base import IllegalMove, State
+from ..base import State
 from .data import (
     COLS,
     GUEST_INDEX,
@@ -183,15 +183,9 @@ def render(placement: dict, scored: dict, seat: int, total: int, extra: str) -> 
     return "\n".join(out)
 
 
-def photo_svg(state: State, seat: int) -> str:
-    """That seat's final photo as SVG; only once the match is over (the photo is the last act)."""
-    from .rules import GAME  # late import: rules imports nothing from here
-
-    if state.get("phase") != "over":
-        raise IllegalMove("The photos are taken at the end of the match.", "not_over")
-    if not isinstance(seat, int) or not 0 <= seat < state["players"]:
-        raise IllegalMove(f"There is no seat {seat} in this match.", "bad_seat")
-    scored = GAME.score_seat(state, seat)
+def photo_svg(state: State, seat: int, scored: dict) -> str:
+    """That seat's final photo as SVG, drawn from its scoring (``PicturePerfect.photo_svg`` checks that the match
+    is over and scores the seat: this module draws and imports nothing of the rules)."""
     extra = []
     if scored["decor"]:
         extra.append(f"decorations on table column(s) {', '.join(map(str, scored['decor']))}")
@@ -199,4 +193,3 @@ def photo_svg(state: State, seat: int) -> str:
         extra.append(f"{scored['decorations']} decorations: {scored['decoration_points']:+d}")
     extra.append(f"{scored['placed']} guests placed, {scored['envelopes']} envelopes held")
     return render(state["placements"][seat], scored, seat, scored["total"], "; ".join(extra))
-

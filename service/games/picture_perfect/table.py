@@ -44,7 +44,7 @@ def others_from(seat: int, n: int) -> list[int]:
 
 
 def look(state: State, seat: int, guests: list[str], reason: str) -> dict:
-    """Every look into an envelope is a private event to that seat (docs/games/picture_perfect.md,
+    """Every look into an envelope is a private event to that seat (service/games/picture_perfect/rules.md,
     "Looking"), and its memory."""
     for g in guests:
         state["known"][seat][g] = vip_count(state, g)

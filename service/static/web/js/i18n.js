@@ -88,7 +88,7 @@ export const capital = (text) => (typeof text === "string" && text ? text[0].toL
 /**
  * The words a game's package gives the table (GET /games/{game}/words/{lang}; English when it has none in the
  * page's language), merged into the catalogue.  Only keys the page's own catalogue lacks count: a game cannot
- * reword the table.  The five built-in games give their words the same way (service/static/web/i18n/games/).
+ * reword the table.  The five built-in games give their words the same way (service/games/<game>/words/).
  */
 export async function loadGameWords(game) {
   const langs = game.words || [];

@@ -1,6 +1,6 @@
 // The web table: one seat's view drawn as a picture, its legal moves as controls, the event log,
-// live updates and the end.  Each game's picture is its own module in ./games/; every word comes
-// from the language's catalogue (./i18n.js).
+// live updates and the end.  Each game's picture is its own module in its package (table.js, served at
+// /games/{game}/table.js); every word comes from the language's catalogue (./i18n.js).
 
 import { get, post, Problem } from "./api.js";
 import { fill, h, num, readable } from "./dom.js";

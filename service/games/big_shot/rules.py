@@ -1,6 +1,6 @@
 """Big Shot (Alex Randolph): buy cubes at auction, place them, take lots by majority.
 
-Rules: the book (Big Shot, Ravensburger); the board (lot table) and every ruling: docs/games/big_shot.md.
+Rules: the book (Big Shot, Ravensburger); the board (lot table) and every ruling: service/games/big_shot/rules.md.
 
 Model.  Colours are indices into ``COLORS`` and lots indices into ``LOTS``; moves and views use
 the names.  Every colour is its own money pile ("account": cash and debit cards); a seat owns one
@@ -10,7 +10,7 @@ moves the broker (event ``round_started``); an optional loan step; the auction; 
 chooses the paying colour (2 players, when both can pay); the buyer places the four cubes one
 move at a time.  After round 18 the open lots are settled and the game is over.
 
-Decisions where the book is silent (chosen here; each is a ruling in docs/games/big_shot.md):
+Decisions where the book is silent (chosen here; each is a ruling in service/games/big_shot/rules.md):
 
 - The broker counts from the space after the one it stands on, skipping emptied spaces, and
   goes round the ring again when fewer spaces than the die still hold cubes.
@@ -20,7 +20,7 @@ Decisions where the book is silent (chosen here; each is a ruling in docs/games/
   roller, each seat takes its loans one move at a time (2 players: at most one per colour) and
   ends with ``decline``; a seat with no loan left to take is skipped.
 - 2 players: each colour is a separate pile (the loan's money goes to the colour that asked),
-  but the k-th loan counts over both of the player's colours together (docs/games/big_shot.md,
+  but the k-th loan counts over both of the player's colours together (service/games/big_shot/rules.md,
   "Loans with two players": the second loan of the player pays 8 whichever colour took the first);
   a bid may go up to the larger pile, since one colour pays it.
 - Hidden money: only the cash is hidden.  The book keeps debit cards displayed and bids are
@@ -28,14 +28,14 @@ Decisions where the book is silent (chosen here; each is a ruling in docs/games/
   that keeps books can work the cash out, as at the table.  The referee knows every pile, so a
   bid above one's cash is refused (only the bidder learns why) and the book's "repeat the
   auction" remedy never arises.
-- A loan that would pay nothing (the 10th and later) may still be taken (docs/games/big_shot.md, "Loans").
+- A loan that would pay nothing (the 10th and later) may still be taken (service/games/big_shot/rules.md, "Loans").
 - Nobody bids: the roller takes the cubes free; no payment.
 - 2 players: the buyer's paying colour is chosen by a ``pay`` move; with open money it is
   made automatically when only one pile can pay, with hidden money it is always asked (an
   automatic payment would tell the opponent the other pile is short).
 - The 7th cube cannot fail to close a lot (3/3/1 and 2/2/2/1 always leave one single cube).
   No cube is ever left without an open lot (at most 10 lots can close with 72 cubes), but the
-  fallback (the cube leaves the game; docs/games/big_shot.md, "Placing cubes") is kept.
+  fallback (the cube leaves the game; service/games/big_shot/rules.md, "Placing cubes") is kept.
 - Ties for the win: "the most valuable lot" is a lot's value as counted in the balance (doubled
   next to an own park).  The ranking puts qualified players (2 lots; 2 players: 2 per colour)
   first, ordered by balance, lots, most valuable lot; then the others by the same key.  Still
@@ -51,12 +51,12 @@ from typing import Annotated, Any, Literal, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default, span
-from .shape import Column, Custom, Public, Rows, Shape
+from ..base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default, span
+from ..shape import Column, Custom, Public, Rows, Shape
 
 COLORS = ("red", "yellow", "white", "black")
 COLOR_INDEX = {c: i for i, c in enumerate(COLORS)}
-# docs/games/big_shot.md, "The board": the lots (chosen).  (name, value, the park it touches or None)
+# service/games/big_shot/rules.md, "The board": the lots (chosen).  (name, value, the park it touches or None)
 LOTS = (
     ("PW", 0, None), ("PE", 0, None),
     ("W9", 9, "PW"), ("W10", 10, "PW"), ("W11", 11, "PW"),
@@ -363,7 +363,7 @@ class BigShot(Game):
     presents = {"rounds": int, "seats": list[Seat],
                 "ghost": Annotated[Color | None, "2 players: the colour nobody owns."],
                 "auction.space": int, "auction.cubes": list[Color], "balances": list[int | None]}
-    #: book: 2) Auction, Loans, Acquiring Lots; the loan step and the paying colour: docs/games/big_shot.md,
+    #: book: 2) Auction, Loans, Acquiring Lots; the loan step and the paying colour: service/games/big_shot/rules.md,
     #: "Loans" and "Paying"
     phases = {
         "loans": Phase({"loan": "_loan", "decline": "_decline"}, "Take a loan or decline before the bidding starts."),
@@ -615,7 +615,7 @@ class BigShot(Game):
         return events
 
     def _discard_unplaceable(self, state: BigShotState) -> list[dict]:
-        """docs/games/big_shot.md, "Placing cubes": a cube with no open lot leaves the game (cannot happen
+        """service/games/big_shot/rules.md, "Placing cubes": a cube with no open lot leaves the game (cannot happen
         with 72 cubes; kept as the rule)."""
         if state["hand"] and all(state["closed"]):
             gone = state["hand"]
@@ -721,12 +721,3 @@ def default_move(state: BigShotState, seat: int) -> dict:
     """On a timeout or for a seat that is out: pass in an auction and decline a loan (nothing
     spent, nothing owed); a placement or a payment, which cannot be refused, takes the first legal one."""
     return safe_default(GAME.legal_moves(state, seat), ("pass", "decline"))
-
-
-from .plugin import Plugin  # noqa: E402
-from .wire import big_shot as _wire  # noqa: E402  (the wire types import nothing of the rules)
-
-PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.big_shot",
-                conformance="tests.games.test_big_shot", seeds=2, every=9, order=2,
-                table="../static/web/js/games/big_shot.js", words="../static/web/i18n/games/big_shot",
-                docs="../../docs/games/big_shot.md")

@@ -1,11 +1,11 @@
 """Paparazzo (Friedmann Friese, Wolfgang Panning): buy the photos whose scandal grows.
 
-Rules: the book (Paparazzo, English translation); component data and rulings: docs/games/paparazzo.md.
+Rules: the book (Paparazzo, English translation); component data and rulings: service/games/paparazzo/rules.md.
 Cards are ids 0..63, the celebrity of card ``i`` is ``CELEBRITIES[i // 8]`` (eight photos
 each).  Money is in dollars.  Hidden: every hand (except what the right-hand neighbour showed
 you), every cash pile but your own (Friese's variant: all cash is open) and the set-aside cards.
 
-Decisions taken here where the book is silent (each a ruling in docs/games/paparazzo.md):
+Decisions taken here where the book is silent (each a ruling in service/games/paparazzo/rules.md):
 
 - Offers are whole thousands of dollars (the chips are $1,000 and $5,000) and at most
   ``MAX_OFFER`` ($100,000): a range needs an upper bound, and no photo can be worth that much.
@@ -28,12 +28,12 @@ Decisions taken here where the book is silent (each a ruling in docs/games/papar
   cannot be combined with ``three_hands``; its four celebrities lose their four highest ids.
 - The winner is the highest worth (three-hand game: total over the hands); a tie shares the win.
   The winner of a hand (who starts the next) is its highest worth; a tie goes to the tied player
-  first clockwise from that hand's starter (docs/games/paparazzo.md, "Three hands").
+  first clockwise from that hand's starter (service/games/paparazzo/rules.md, "Three hands").
 - Each hand's worth, cash included, is announced at its reckoning (the book records it); the
   bank's ledger is never shown before the end, as it would give away the sum of the hidden cash.
 - Cash piles are hidden (book, Preparation) and no view keeps a per-seat ledger of payments
   (sums paid and received): with the start money known, such a ledger is the cash itself
-  (docs/games/paparazzo.md, "Payments are public, their sums are not kept").  Counting the public payment
+  (service/games/paparazzo/rules.md, "Payments are public, their sums are not kept").  Counting the public payment
   events is each player's own affair.
 - A Stunk sale names a celebrity (its photos are alike); Phase 4 and the 3-player hotbed name
   card ids, because which card leaves a hand decides what the left-hand neighbour still sees.
@@ -48,8 +48,8 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, InvalidOptions, Outcome, Phase, event, safe_default, span
-from .shape import Column, Custom, Hidden, Own, Public, Rows, Shape
+from ..base import BaseOptions, Game, IllegalMove, InvalidOptions, Outcome, Phase, event, safe_default, span
+from ..shape import Column, Custom, Hidden, Own, Public, Rows, Shape
 
 CELEBRITIES = ("A", "B", "C", "D", "E", "F", "G", "H")
 NAMES = {
@@ -64,7 +64,7 @@ NAMES = {
 }
 PHOTOS_EACH = 8
 DECK_SIZE = len(CELEBRITIES) * PHOTOS_EACH  # 64
-# docs/games/paparazzo.md, "Skandalchronik value": the value by photos face up (chosen table).
+# service/games/paparazzo/rules.md, "Skandalchronik value": the value by photos face up (chosen table).
 VALUES = (0, 1_000, 3_000, 6_000, 10_000, 15_000, 21_000, 28_000, 36_000)
 START_CASH = 15_000
 PENALTY = 5_000
@@ -79,12 +79,12 @@ LONG_GAME_HANDS = 3
 SHOWN_WITH_THREE = 3
 RAISES = ("standard", "panning", "friese")
 
-#: what each phase allows (book: Phases 1-4; docs/games/paparazzo.md, "Hotbed of rumors": 3 players choose)
+#: what each phase allows (book: Phases 1-4; service/games/paparazzo/rules.md, "Hotbed of rumors": 3 players choose)
 PHASES = {
     "rumors": Phase({"show": "_show"}, "Choose the 3 cards your left-hand neighbour will see."),
     "selection": Phase({"select": "_select", "sell_to_stunk": "_stunk"},
                        "The mediator selects a market photo or sells an owned photo to Stunk."),
-    # docs/games/paparazzo.md, "The penalty": the mediator begins again with Phase 1, and no Stunk sale then
+    # service/games/paparazzo/rules.md, "The penalty": the mediator begins again with Phase 1, and no Stunk sale then
     "reselection": Phase({"select": "_select"}, "After a penalty the mediator selects a market photo again."),
     "offers": Phase({"offer": "_offer", "pass": "_pass"}, "Make an offer or pass."),
     "sale": Phase({"buy": "_buy", "decline": "_decline"}, "Buy the photo at the price or decline."),
@@ -902,12 +902,3 @@ def default_move(state: PaparazzoState, seat: int) -> dict:
     """On a timeout or for a seat that is out: pass on offers and decline to buy (no money at risk);
     a selection, a new photo or the cards to show, which cannot be refused, take the first legal one."""
     return safe_default(GAME.legal_moves(state, seat), ("pass", "decline"))
-
-
-from .plugin import Plugin  # noqa: E402
-from .wire import paparazzo as _wire  # noqa: E402  (the wire types import nothing of the rules)
-
-PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.paparazzo",
-                conformance="tests.games.test_paparazzo", seeds=1, every=29, order=3,
-                table="../static/web/js/games/paparazzo.js", words="../static/web/i18n/games/paparazzo",
-                docs="../../docs/games/paparazzo.md")

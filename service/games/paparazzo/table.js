@@ -1,9 +1,9 @@
 // Paparazzo: the Skandalchronik with its markers, the three face-up photos, your hand, what your
 // neighbour showed you, and the offers going round.
 
-import { h, num } from "../dom.js";
-import { has, t } from "../i18n.js";
-import { moveKey } from "../moves.js";
+import { h, num } from "/static/web/js/dom.js";
+import { has, t } from "/static/web/js/i18n.js";
+import { moveKey } from "/static/web/js/moves.js";
 
 const celebName = (letter, celebs) => (has(`pz.celeb.${letter}`) ? t(`pz.celeb.${letter}`) : celebs?.[letter]?.name ?? "");
 

@@ -2,8 +2,8 @@
 
 from marshmallow import Schema, fields, validate
 
-from ..big_shot import Cubes
-from . import Wire, schema_of
+from ..wire import Wire, schema_of
+from .rules import Cubes
 
 COLOR = validate.OneOf(["red", "yellow", "white", "black"])
 LOT = validate.OneOf(["W9", "W10", "W11", "C16", "C17", "C18", "C19", "C21", "E9", "E10", "E11", "PW", "PE"])

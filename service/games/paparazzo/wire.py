@@ -2,8 +2,8 @@
 
 from marshmallow import Schema, fields, validate
 
-from ..paparazzo import Card, HandResult
-from . import Wire, schema_of
+from ..wire import Wire, schema_of
+from .rules import Card, HandResult
 
 CELEBRITY = validate.OneOf(list("ABCDEFGH"))
 LATER = {"description": "Only once the match is over."}

@@ -2,15 +2,15 @@
 
 from marshmallow import Schema, fields, validate
 
-from ..picture_perfect.data import AUCTION
-from ..picture_perfect.schemas import (
+from ..wire import Wire
+from .data import AUCTION
+from .schemas import (
     EXCHANGE,
     PicturePerfectBreakdown,
     PicturePerfectEnvelope,
     PicturePerfectPlacement,
     guest_id,
 )
-from . import Wire
 
 
 class PicturePerfectSeatData(Schema):

@@ -1,8 +1,8 @@
 // Big Shot: the 13 lots, the ring of 18 auction spaces with the broker, the cubes, money and debits,
 // and each seat's standing as the view gives it (its balance; hidden where the variant hides cash).
 
-import { h, num } from "../dom.js";
-import { t } from "../i18n.js";
+import { h, num } from "/static/web/js/dom.js";
+import { t } from "/static/web/js/i18n.js";
 
 const LETTER = { red: "R", yellow: "Y", white: "W", black: "B" };
 const color = (c) => t(`bs.color.${c}`);

@@ -25,7 +25,8 @@ import random
 from functools import cache, lru_cache
 from math import comb, factorial
 
-from service.games.dice_party import (
+from ..plugin import Hooks
+from .rules import (
     GAME,
     MOBS,
     PARTY_PEOPLE,
@@ -36,8 +37,6 @@ from service.games.dice_party import (
     WALLETS_TO_WIN,
     growth,
 )
-
-from .search import Hooks
 
 HORIZON = 40  # turns of each party the race looks ahead
 

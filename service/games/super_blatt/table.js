@@ -1,7 +1,7 @@
 // Das Super-Blatt: four stair-step columns of scoops, holdings by category, the trend card.
 
-import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { h } from "/static/web/js/dom.js";
+import { t } from "/static/web/js/i18n.js";
 
 const CATEGORIES = ["sex", "crime", "sport", "business"];
 const SYMBOL = { sex: "♥", crime: "✖", sport: "◎", business: "$" };

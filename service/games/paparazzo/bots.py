@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import random
 
-from service.games.base import concretize, is_span
-from service.games.paparazzo import (
+from ..base import concretize, is_span
+from ..plugin import Hooks
+from .rules import (
     BONUS_PER_PHOTO,
     CELEBRITIES,
     DECK_SIZE,
@@ -22,8 +23,6 @@ from service.games.paparazzo import (
     PHOTOS_EACH,
     VALUES,
 )
-
-from .search import Hooks
 
 K = len(CELEBRITIES)
 PLAYED_SHARE = 0.7  # roughly the share of hand cards that reach the market before the end

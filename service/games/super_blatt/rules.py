@@ -1,7 +1,7 @@
 """Das Super-Blatt (Sid Sackson): take scoops from the tableau, win the trend's categories.
 
 Rules: the book (Das Super-Blatt, Ken Tidwell's translation); component data and rulings:
-docs/games/super_blatt.md.  Cards are ids
+service/games/super_blatt/rules.md.  Cards are ids
 0..53 into ``CARDS``; holdings are public (the book keeps the stacks visible), the deck's
 order and the unturned trend cards are hidden from everyone.
 """
@@ -13,18 +13,18 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default
-from .shape import Custom, Hidden, Public, Shape
+from ..base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default
+from ..shape import Custom, Hidden, Public, Shape
 
 CATEGORIES = ("sex", "crime", "sport", "business")
-# docs/games/super_blatt.md, "Cards and specials": specials per category (chosen) -- EXTRA, 1..4 arrows, plain.
+# service/games/super_blatt/rules.md, "Cards and specials": specials per category (chosen) -- EXTRA, 1..4 arrows, plain.
 SPECIALS = {
     "sex": {"extra": 2, "arrows": (1, 1, 1, 1), "plain": 9},
     "crime": {"extra": 2, "arrows": (1, 1, 1, 0), "plain": 9},
     "sport": {"extra": 2, "arrows": (1, 1, 1, 0), "plain": 8},
     "business": {"extra": 2, "arrows": (1, 1, 1, 0), "plain": 7},
 }
-# docs/games/super_blatt.md, "Trend cards": first/second place points per category (chosen Latin square).
+# service/games/super_blatt/rules.md, "Trend cards": first/second place points per category (chosen Latin square).
 TRENDS = (
     {"sex": (10, 5), "crime": (8, 4), "sport": (6, 3), "business": (4, 2)},
     {"sex": (8, 4), "crime": (6, 3), "sport": (4, 2), "business": (10, 5)},
@@ -178,7 +178,7 @@ def count(hand: list[int], category: str) -> int:
 def place_category(counts: list[int], points: tuple[int, int]) -> list[int]:
     """First and second place points for one category, ties thrown out (book: Scoring).
 
-    Only players holding at least one card compete (docs/games/super_blatt.md, "Scoring a category");
+    Only players holding at least one card compete (service/games/super_blatt/rules.md, "Scoring a category");
     a count shared by two or more players is eliminated and the next count moves up.
     """
     awarded = [0] * len(counts)
@@ -404,12 +404,3 @@ def default_move(state: SuperBlattState, seat: int) -> dict:
     """On a timeout or for a seat that is out: after an EXTRA, pass (the book: "may" take one more);
     else take from the leftmost column that has a card; an arrow steals from the first victim."""
     return safe_default(GAME.legal_moves(state, seat), ("pass",))
-
-
-from .plugin import Plugin  # noqa: E402
-from .wire import super_blatt as _wire  # noqa: E402  (the wire types import nothing of the rules)
-
-PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.super_blatt",
-                conformance="tests.games.test_super_blatt", seeds=3, every=2, order=1,
-                table="../static/web/js/games/super_blatt.js", words="../static/web/i18n/games/super_blatt",
-                docs="../../docs/games/super_blatt.md")

@@ -1,8 +1,8 @@
 // Dice Party: every party as dice by type, the current roll with its pips, supplies and wallets.
 // Its terms are the German rulebook's (Partylöwe, Party People, Mobs, Eskalation).
 
-import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { h } from "/static/web/js/dom.js";
+import { t } from "/static/web/js/i18n.js";
 
 const KINDS = [["party_people", "P"], ["vips", "V"], ["mobs", "M"]];
 const FACES = ["", "⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];

@@ -15,8 +15,9 @@ import math
 import random
 import time
 
-from service.games.base import concretize, is_span
-from service.games.picture_perfect.data import (
+from ..base import concretize, is_span
+from ..plugin import Hooks
+from .data import (
     DECK_SIZE,
     DECORATIONS_PER_POINT,
     GUEST_INDEX,
@@ -27,10 +28,8 @@ from service.games.picture_perfect.data import (
     row_col,
     square,
 )
-from service.games.picture_perfect.photo import Layout
-from service.games.picture_perfect.table import vip_count
-
-from .search import Hooks
+from .photo import Layout
+from .table import vip_count
 
 UNKNOWN_BID = 3  # decorations an unseen envelope is worth to us (2 decorations = 1 point)
 PEEK_PRICE = 2

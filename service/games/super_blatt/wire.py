@@ -2,8 +2,8 @@
 
 from marshmallow import Schema, fields, validate
 
-from ..super_blatt import Card, Holding, TrendPoints
-from . import Wire, schema_of
+from ..wire import Wire, schema_of
+from .rules import Card, Holding, TrendPoints
 
 CATEGORY = validate.OneOf(["business", "crime", "sex", "sport"])
 

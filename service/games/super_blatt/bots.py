@@ -8,9 +8,8 @@ import random
 
 import orjson
 
-from service.games.super_blatt import GAME, TRENDS
-
-from .search import Hooks
+from ..plugin import Hooks
+from .rules import GAME, TRENDS
 
 #: points of lead that make a win about e (2.7) times as likely as a loss, in the search's evaluation
 SCALE = 6.0

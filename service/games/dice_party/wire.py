@@ -2,8 +2,8 @@
 
 from marshmallow import Schema, fields, validate
 
-from ..dice_party import Dice, Roll, RoundWon
-from . import Wire, schema_of
+from ..wire import Wire, schema_of
+from .rules import Dice, Roll, RoundWon
 
 CONDITION = validate.OneOf(["escalation", "millionaire", "wallets"])
 SEAT_ROLLS = fields.Dict(keys=fields.String(metadata={"pattern": "^[0-9]+$"}), values=fields.List(fields.Integer()),

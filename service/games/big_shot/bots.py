@@ -17,7 +17,8 @@ import itertools
 import math
 import random
 
-from service.games.big_shot import (
+from ..plugin import Hooks
+from .rules import (
     COLORS,
     DEBIT,
     GAME,
@@ -32,8 +33,6 @@ from service.games.big_shot import (
     lot_winner,
     seat_colors,
 )
-
-from .search import Hooks
 
 BID_SHARE = 0.7  # bid up to this share of the auction's swing
 QUALIFY_BONUS = 12.0  # millions a lot is worth beyond its value while its colour has fewer than 2

@@ -2,8 +2,8 @@
 // exchange card, bids, the final placement square by square, and at the end each seat's photo (the
 // referee's SVG), which opens large.
 
-import { fill, h, num } from "../dom.js";
-import { has, t } from "../i18n.js";
+import { fill, h, num } from "/static/web/js/dom.js";
+import { has, t } from "/static/web/js/i18n.js";
 
 let picking = null; // the guest chosen for the next placement, kept across redraws
 let guests = {}; // id -> the view's guest record (name, height, gender, face), for names in sentences

@@ -1,7 +1,7 @@
 """Dice Party: throw your party, steal wallets, provoke VIPs into Mobs, grow, and do not escalate.
 
 Rules: the book (Dice Party, German, with its FAQ, which settles most questions) and the rulings
-in docs/games/dice_party.md.  Every roll is the referee's: the start roll ("Das
+in service/games/dice_party/rules.md.  Every roll is the referee's: the start roll ("Das
 Vorglühen") and each turn's roll ("Party schmeißen") happen automatically and are reported in
 events (``round_started``, ``rolled``), the first ones by ``opening``; the view shows them too
 (``start_rolls``, ``roll``).  A turn's decisions are small moves, in the book's order:
@@ -28,7 +28,7 @@ Decisions the books leave open (made here, tested in tests/games/test_dice_party
 - A party with no guests at all skips its turns (FAQ); Mobs are the only guests that can
   arrive there, so its next turn escalates by the ordinary rule, exactly as the FAQ says.
 - If every party still in the round is empty, nobody can ever act again: the round ends with
-  those players sharing the win (docs/games/dice_party.md, "Empty parties").  In the full game such
+  those players sharing the win (service/games/dice_party/rules.md, "Empty parties").  In the full game such
   a round credits no condition and the next round starts.
 - The option ``first_seat`` replaces the start roll of the first round; later rounds of the
   full game always roll for the starter among the players still in it.
@@ -49,8 +49,8 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from .base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default, span
-from .shape import Constraint, Public, Shape
+from ..base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default, span
+from ..shape import Constraint, Public, Shape
 
 PARTY_PEOPLE, VIPS, MOBS = "party_people", "vips", "mobs"
 KINDS = (PARTY_PEOPLE, VIPS, MOBS)
@@ -602,12 +602,3 @@ def default_move(state: DicePartyState, seat: int) -> dict:
         supply = state["supplies"][seat]
         return max(moves, key=lambda m: growth(state["roll"], supply, m["option"])["joined"])
     return safe_default(moves)
-
-
-from .plugin import Plugin  # noqa: E402
-from .wire import dice_party as _wire  # noqa: E402  (the wire types import nothing of the rules)
-
-PLUGIN = Plugin(GAME, _wire.WIRE, default_move, bots="workers.bots.dice_party",
-                conformance="tests.games.test_dice_party", seeds=3, every=3, order=4,
-                table="../static/web/js/games/dice_party.js", words="../static/web/i18n/games/dice_party",
-                docs="../../docs/games/dice_party.md")

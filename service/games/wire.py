@@ -18,10 +18,10 @@ from typing import Annotated, Any, Literal, NotRequired, Required, Union, get_ar
 
 from marshmallow import Schema, fields, validate
 
-from ..shape import Column, Constraint, Custom, Hidden, Own, Public
+from .shape import Column, Constraint, Custom, Hidden, Own, Public
 
 if typing.TYPE_CHECKING:
-    from ..base import Game
+    from .base import Game
 
 
 class Span(Schema):
