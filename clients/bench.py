@@ -48,9 +48,9 @@ import orjson
 
 from service.config import Settings
 from service.connections import connect
+from service.core.referee import Actor
 from service.games import GAMES
 from service.games.base import GameError, concretize
-from service.referee import Actor
 from workers.bots import BOTS, Budget, make_bot
 
 
@@ -237,8 +237,8 @@ def bench_memory(game, matches: int, seed: int) -> None:
     """What a finished match of random bots costs the store, all its keys and RQ's bookkeeping for it
     included: Valkey's ``used_memory`` before and after ``matches`` of them, per match, as they finished
     (kept whole for ``REFEREE_COMPACT_AFTER``) and once compacted."""
+    from service.core.referee import Referee
     from service.embedded import EmbeddedRedis
-    from service.referee import Referee
     from service.store import match_key
     from workers.dispatch import until_idle
     from workers.jobs import sweep
@@ -292,7 +292,7 @@ def bench_webhooks(game, matches: int, seed: int) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     from service import webhooks
-    from service.referee import Referee
+    from service.core.referee import Referee
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as a real receiver does

@@ -313,9 +313,9 @@ def export_finished(args) -> int:
     from datetime import UTC, datetime
 
     from service.connections import connect
+    from service.core.referee import Referee as Engine
     from service.embedded import EmbeddedRedis
     from service.problems import Problem
-    from service.referee import Referee as Engine
 
     if args.data:
         os.environ["REDIS_URL"] = EmbeddedRedis.url_of(args.data)

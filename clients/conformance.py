@@ -38,11 +38,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from service.core.referee import visible
 from service.games import BOT_KINDS, GAMES, PLUGINS, Game, Plugin
 from service.games.base import NOT_NOW, GameError, InvalidMove, concretize, is_span, matches
 from service.games.shape import Hidden, Own
 from service.record import match_rng
-from service.referee import visible
 from workers.bots import Budget, make_bot
 
 #: the search bot's budget here: iterations, so a check is quick and reproducible

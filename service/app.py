@@ -40,9 +40,9 @@ from service.api.lanes import STATUS_LINES, Lanes, sized
 from service.api.webhooks import document_webhooks
 from service.config import Settings
 from service.connections import connect
+from service.core.referee import Referee
 from service.games import GAMES
 from service.metrics import route_template
-from service.referee import Referee
 
 API_VERSION = "1.0.0"
 STATIC = Path(__file__).parent / "static"

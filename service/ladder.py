@@ -15,8 +15,8 @@ from collections import defaultdict
 import redis
 from openskill.models import PlackettLuce
 
+from service.core.referee import HOST, Referee
 from service.problems import Problem, wrong_shape
-from service.referee import HOST, Referee
 from service.store import Status
 
 MODEL = PlackettLuce()

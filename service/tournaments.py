@@ -50,9 +50,9 @@ import orjson
 
 from service import clock
 from service.bots import Bots, builtin
+from service.core.referee import Referee
 from service.games import BOT_KINDS, GAMES
 from service.problems import Problem
-from service.referee import Referee
 from service.store import Status
 
 TOURNAMENTS = "ref:tournaments"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rq import SimpleWorker
 
-from service.referee import Referee
+from service.core.referee import Referee
 from workers.dispatch import Dispatcher, until_idle
 
 

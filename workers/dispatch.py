@@ -35,8 +35,8 @@ import redis
 from redis.cluster import RedisCluster
 
 from service import requestid
+from service.core.referee import Referee
 from service.outbox import SENT_TTL, outbox_key, sent_key
-from service.referee import Referee
 
 log = logging.getLogger("referee.dispatch")
 

@@ -127,7 +127,7 @@ def _sweep_forever(interval: float, parent: int) -> None:
     die_with_parent(parent)
     name_process("referee-sweeper")
     os.nice(ALL_BOT_NICE)
-    from service.referee import Referee
+    from service.core.referee import Referee
     from workers.jobs import sweep, sweep_webhooks
 
     settings = Settings.from_env()
@@ -209,7 +209,7 @@ def run_workers(count: int, search: int = 1, metrics_port: int | None = None, me
     procs = start_workers(count, search)
     if metrics_port is not None:
         from service import metrics
-        from service.referee import Referee
+        from service.core.referee import Referee
 
         settings = Settings.from_env()
         store, queue = connect(settings, timeout=settings.redis_timeout)

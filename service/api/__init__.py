@@ -22,8 +22,8 @@ from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import HTTPException
 
 from service.api.contract import ByGame, tagged_property
+from service.core.referee import STORE_FULL_RETRY, Referee
 from service.problems import CODES, Problem
-from service.referee import STORE_FULL_RETRY, Referee
 
 PROBLEM_JSON = "application/problem+json"
 #: the largest integer every JSON client holds exactly; versions, seats and sequence numbers stay below

@@ -40,9 +40,9 @@ from service.api import (
     store_at_bound,
     store_unavailable,
 )
+from service.core.referee import Referee
 from service.metrics import route_template
 from service.problems import Problem
-from service.referee import Referee
 
 Answer = tuple[int, list[tuple[str, str]], bytes]
 #: the WSGI status line of each code, as werkzeug writes it

@@ -37,9 +37,9 @@ from service.api.contract import (
     seed_field,
 )
 from service.api.webhooks import WebhookCreatedSchema, WebhookSpecSchema
+from service.core.referee import Actor, Referee, Stream
 from service.games import GAMES
 from service.problems import Problem
-from service.referee import Actor, Referee, Stream
 from service.store import Status
 
 blp = Blueprint("matches", __name__, url_prefix="/matches",

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import orjson
 
-from service.referee import Status, Stream, page_of, public_event, seat_moves, visible
+from service.core.referee import Status, Stream, page_of, public_event, seat_moves, visible
 from service.store import decode_page, page_call
 
 RETRY_MS = 2000

@@ -15,9 +15,9 @@ from clients.client import Referee as HttpReferee
 from clients.client import RefereeError
 from service.app import create_app
 from service.config import Settings, machine_memory, parse_bytes
+from service.core.referee import Referee
 from service.embedded import EmbeddedRedis
 from service.record import replay
-from service.referee import Referee
 from tests import outbox
 from tests.conftest import Server
 

@@ -18,9 +18,9 @@ from redis.cluster import RedisCluster
 
 from service.config import Settings
 from service.connections import connect
+from service.core.referee import Actor, Referee
 from service.embedded import EmbeddedCluster, EmbeddedRedis
 from service.outbox import outbox_key
-from service.referee import Actor, Referee
 from service.store import Store
 from tests import outbox
 from tests.api import test_games_http, test_live

@@ -15,10 +15,10 @@ import time
 import orjson
 import pytest
 
+from service.core.referee import Actor
 from service.games import GAMES
 from service.games.base import concretize
 from service.problems import Problem
-from service.referee import Actor
 from service.store import events_key, match_key, state_key
 from tests import outbox
 from tests.workers.test_jobs import isolated  # noqa: F401 - a referee on a queue of its own

@@ -27,9 +27,9 @@ from schemathesis.specs.openapi.checks import (
 
 from service.api import PROBLEM_JSON
 from service.config import Settings
+from service.core.referee import Actor
 from service.games import GAMES
 from service.games.base import concretize
-from service.referee import Actor
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 QUICK = settings(deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import uuid
 
+from service.core.referee import Actor
 from service.games import GAMES
-from service.referee import Actor
 
 
 def finished_match(app, seed: int, players: int = 3) -> dict:

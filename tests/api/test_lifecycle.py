@@ -13,11 +13,11 @@ from rq.job import Job
 
 from clients.cli import main as cli
 from service import outbox as outbox_keys
+from service.core.referee import REFUSED, Actor
 from service.games import GAMES
 from service.games.base import concretize
 from service.problems import Problem
 from service.record import replay
-from service.referee import REFUSED, Actor
 from tests import outbox
 from tests.workers import test_jobs
 from tests.workers.test_jobs import burst

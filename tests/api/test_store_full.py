@@ -114,8 +114,8 @@ def test_the_reserve_keeps_each_admitted_match_once_until_it_is_over_or_expired(
     """The room kept is a sum kept with the set (written once however often a commit's note is written again),
     released by the commit that ends a match, and by the sweeper's pruning for a match that expired unfinished."""
     from service.config import Settings
+    from service.core.referee import Referee as Engine
     from service.outbox import Sender, note
-    from service.referee import Referee as Engine
 
     monkeypatch.setenv("REFEREE_QUEUE", f"reserve-{uuid.uuid4().hex[:8]}")
     client = redis.Redis.from_url(redis_url)
@@ -139,7 +139,7 @@ def test_the_sweepers_valve_drops_replay_caches_and_nothing_else(redis_url, monk
     """A compacted match read again keeps its replay as a cache, outside the reserve: a full store drops it (a
     reading plays the match again); a match not compacted keeps its events."""
     from service.config import Settings
-    from service.referee import Referee as Engine
+    from service.core.referee import Referee as Engine
     from service.store import events_key, state_key
     from tests import outbox
 

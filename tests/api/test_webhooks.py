@@ -24,9 +24,9 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from clients.client import Referee, RefereeError
 from service.config import Settings
+from service.core.referee import Actor
+from service.core.referee import Referee as Engine
 from service.openapi import spec_dict
-from service.referee import Actor
-from service.referee import Referee as Engine
 from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, deliver, due_key, messages
 from tests.conftest import ROOT, Server, json_lines, wait_for
 

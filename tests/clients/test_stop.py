@@ -25,8 +25,8 @@ from rq.serializers import JSONSerializer
 
 from clients.client import Referee
 from service.config import Settings
+from service.core.referee import Referee as Engine
 from service.embedded import free_port
-from service.referee import Referee as Engine
 from tests.conftest import ROOT, wait_for
 
 STOP_BOUND = 20.0  # seconds: the front's drain (5) plus a worker's current job, with room for a loaded machine

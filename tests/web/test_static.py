@@ -31,7 +31,7 @@ def emitted(game: str) -> set[str]:
 
 
 def test_the_referees_own_events_have_words():
-    made = set(re.findall(r'"type": "(\w+)"', (ROOT / "service" / "referee.py").read_text()))
+    made = set(re.findall(r'"type": "(\w+)"', (ROOT / "service" / "core" / "referee.py").read_text()))
     assert made <= sentence_keys(JS / "log.js", "COMMON")
 
 

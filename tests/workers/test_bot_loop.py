@@ -15,10 +15,10 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
+from service.core.referee import Actor, Referee
 from service.games import GAMES
 from service.games.base import concretize
 from service.record import replay
-from service.referee import Actor, Referee
 from tests import outbox
 from workers import jobs
 from workers.jobs import sweep

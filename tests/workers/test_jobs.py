@@ -17,7 +17,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
-from service.referee import Actor, Referee
+from service.core.referee import Actor, Referee
 from service.store import match_key
 from tests import outbox
 from tests.conftest import ROOT, wait_for

@@ -14,8 +14,8 @@ import uuid
 import redis
 
 from service.config import Settings
+from service.core.referee import Referee as Engine
 from service.embedded import EmbeddedRedis
-from service.referee import Referee as Engine
 from service.store import match_key
 from tests.conftest import ROOT, json_lines, stop_group, wait_for
 

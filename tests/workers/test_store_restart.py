@@ -18,9 +18,9 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
+from service.core.referee import Actor
+from service.core.referee import Referee as Engine
 from service.embedded import EmbeddedRedis
-from service.referee import Actor
-from service.referee import Referee as Engine
 from tests.api.test_webhooks import Receiver
 from tests.conftest import ROOT, json_lines, stop_group, wait_for
 
