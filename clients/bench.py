@@ -48,7 +48,7 @@ import orjson
 
 from service.config import Settings
 from service.connections import connect
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.games import GAMES
 from service.games.base import GameError, concretize
 from workers.bots import BOTS, Budget, make_bot

@@ -27,10 +27,14 @@ from rq.serializers import JSONSerializer
 from service import bots, outbox, requestid, webhooks
 from service.config import Settings
 from service.connections import store_for_queue
-from service.core.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
+from service.core.base import Actor, player_of
+from service.core.jobs import SEARCH_CAP_S
+from service.core.referee import Referee
+from service.core.turns import timeout_job_id
 from service.games import PLUGINS
 from service.outbox import due_key, outbox_key
 from service.problems import Problem
+from service.record import match_rng
 from service.store import Match, Status
 from workers.bots import Budget, make_bot
 

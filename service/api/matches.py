@@ -37,7 +37,9 @@ from service.api.contract import (
     seed_field,
 )
 from service.api.webhooks import WebhookCreatedSchema, WebhookSpecSchema
-from service.core.referee import Actor, Referee, Stream
+from service.core.base import Actor
+from service.core.referee import Referee
+from service.core.views import Stream
 from service.games import GAMES
 from service.problems import Problem
 from service.store import Status

@@ -45,7 +45,7 @@ from redis.exceptions import RedisError
 from service import logs, metrics, multiproc, requestid
 from service.api import problem_answer, sse
 from service.config import Settings
-from service.core.referee import Stream
+from service.core.views import Stream
 from service.problems import Problem
 from service.serving import shared, wsgi
 from service.serving.hub import Beats, Hub, Waiter

@@ -24,7 +24,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from service.api import sse
-from service.core.referee import Stream
+from service.core.views import Stream
 from service.store import PAGE, match_key, notify_channel, streams_key
 
 if TYPE_CHECKING:

@@ -27,8 +27,8 @@ import redis
 import requests
 
 from clients.client import TRANSIENT
-from service.core.referee import match_rng
 from service.games import GAMES
+from service.record import match_rng
 from service.store import events_key
 
 GAME = GAMES["super_blatt"]

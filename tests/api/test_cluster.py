@@ -18,7 +18,8 @@ from redis.cluster import RedisCluster
 
 from service.config import Settings
 from service.connections import connect
-from service.core.referee import Actor, Referee
+from service.core.base import Actor
+from service.core.referee import Referee
 from service.embedded import EmbeddedCluster, EmbeddedRedis
 from service.outbox import outbox_key
 from service.store import Store

@@ -13,7 +13,8 @@ from rq.job import Job
 
 from clients.cli import main as cli
 from service import outbox as outbox_keys
-from service.core.referee import REFUSED, Actor
+from service.core.base import Actor
+from service.core.play import REFUSED
 from service.games import GAMES
 from service.games.base import concretize
 from service.problems import Problem

@@ -11,8 +11,8 @@ import uuid
 import requests
 
 from clients.client import RefereeError
-from service.core.referee import match_rng
 from service.games import GAMES
+from service.record import match_rng
 from tests.conftest import wait_for
 
 GAME = GAMES["super_blatt"]

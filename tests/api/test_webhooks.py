@@ -24,7 +24,7 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from clients.client import Referee, RefereeError
 from service.config import Settings
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.core.referee import Referee as Engine
 from service.openapi import spec_dict
 from service.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, deliver, due_key, messages

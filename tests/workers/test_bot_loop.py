@@ -15,7 +15,8 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
-from service.core.referee import Actor, Referee
+from service.core.base import Actor
+from service.core.referee import Referee
 from service.games import GAMES
 from service.games.base import concretize
 from service.record import replay

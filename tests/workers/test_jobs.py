@@ -17,7 +17,8 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
-from service.core.referee import Actor, Referee
+from service.core.base import Actor
+from service.core.referee import Referee
 from service.store import match_key
 from tests import outbox
 from tests.conftest import ROOT, wait_for

@@ -18,7 +18,7 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.core.referee import Referee as Engine
 from service.embedded import EmbeddedRedis
 from tests.api.test_webhooks import Receiver
