@@ -1,7 +1,8 @@
 """Room in the store: its memory against its bound, the room kept for each match admitted until it is over,
 the refusal of new matches when full, and the compaction of finished matches that frees room.
 
-Apart because it reads the store as a whole, not one match: the seating part asks it before a match is made.
+Apart because it reads the store as a whole, not one match: the seating part asks it before a match is made,
+and the sweeper (workers/run.py) runs its compaction.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ STORE_FULL_RETRY = 60  # seconds a refused creator is told to wait (finished mat
 class Capacity(Jobs):
     """Admission of new matches against the store's bound, and compaction (``REFEREE_COMPACT_AFTER``)."""
 
-    # -- matches ------------------------------------------------------------------------------
     def admitted(self, match: Match) -> dict[str, dict]:
         """What a new match's creation owes: what any commit owes, and the room it may still take, kept for it in
         the reserve until it is over (``store_room``)."""
