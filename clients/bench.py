@@ -46,7 +46,7 @@ from collections.abc import Iterator
 
 import orjson
 
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.games import GAMES
 from service.games.base import GameError, concretize
 from service.infra.config import Settings

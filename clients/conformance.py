@@ -38,8 +38,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from service.core.base import visible
 from service.core.record import match_rng
-from service.core.referee import visible
 from service.games import BOT_KINDS, GAMES, PLUGINS, Game, Plugin
 from service.games.base import NOT_NOW, GameError, InvalidMove, concretize, is_span, matches
 from service.games.shape import Hidden, Own

@@ -26,9 +26,13 @@ from rq.serializers import JSONSerializer
 
 from service.competition import bots
 from service.core import outbox
+from service.core.base import Actor, player_of
+from service.core.jobs import SEARCH_CAP_S
 from service.core.outbox import due_key, outbox_key
-from service.core.referee import SEARCH_CAP_S, Actor, Referee, match_rng, player_of, timeout_job_id
+from service.core.record import match_rng
+from service.core.referee import Referee
 from service.core.store import Match, Status
+from service.core.turns import timeout_job_id
 from service.games import PLUGINS
 from service.infra.config import Settings
 from service.infra.connections import store_for_queue

@@ -28,7 +28,8 @@ from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import HTTPException
 
 from service.api.contract import ByGame, tagged_property
-from service.core.referee import STORE_FULL_RETRY, Referee
+from service.core.capacity import STORE_FULL_RETRY
+from service.core.referee import Referee
 from service.infra.problems import CODES, Problem
 
 PROBLEM_JSON = "application/problem+json"

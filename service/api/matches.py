@@ -37,8 +37,10 @@ from service.api.contract import (
     seed_field,
 )
 from service.api.webhooks import WebhookCreatedSchema, WebhookSpecSchema
-from service.core.referee import Actor, Referee, Stream
+from service.core.base import Actor
+from service.core.referee import Referee
 from service.core.store import Status
+from service.core.views import Stream
 from service.games import GAMES
 from service.infra.problems import Problem
 

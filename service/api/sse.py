@@ -13,8 +13,9 @@ from collections.abc import Awaitable, Callable
 
 import orjson
 
-from service.core.referee import Status, Stream, page_of, public_event, seat_moves, visible
-from service.core.store import decode_page, page_call
+from service.core.base import public_event, visible
+from service.core.store import Status, decode_page, page_call
+from service.core.views import Stream, page_of, seat_moves
 
 RETRY_MS = 2000
 RETRY = f"retry: {RETRY_MS}\n\n".encode()

@@ -44,7 +44,8 @@ from typing import Any
 
 import orjson
 
-from service.core.referee import Referee, new_token, player_of, token_hash
+from service.core.base import new_token, player_of, token_hash
+from service.core.referee import Referee
 from service.core.store import Status, events_key, match_key, streams_key
 from service.games import BOT_KINDS, GAMES
 from service.infra.problems import Problem, wrong_shape
@@ -231,7 +232,7 @@ class Bots:
     def open_stream(self, token: str | None):
         """Check a bot's event stream request and count it against the bot's open streams; a bot coming back
         takes back the seats handed to its away bot while it was offline."""
-        from service.core.referee import Stream
+        from service.core.views import Stream
 
         name = self.me(token)
         inbox = inbox_id(name)

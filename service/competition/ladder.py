@@ -15,7 +15,8 @@ from collections import defaultdict
 import redis
 from openskill.models import PlackettLuce
 
-from service.core.referee import HOST, Referee
+from service.core.base import HOST
+from service.core.referee import Referee
 from service.core.store import Status
 from service.infra.problems import Problem, wrong_shape
 

@@ -43,7 +43,7 @@ import orjson
 from redis.exceptions import RedisError
 
 from service.api import problem_answer, sse
-from service.core.referee import Stream
+from service.core.views import Stream
 from service.infra.config import Settings
 from service.infra.problems import Problem
 from service.integrations import logs, metrics, multiproc, requestid

@@ -24,8 +24,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from service.api import sse
-from service.core.referee import Stream
 from service.core.store import PAGE, match_key, notify_channel, streams_key
+from service.core.views import Stream
 
 if TYPE_CHECKING:
     from service.serving.outlet import Outlet

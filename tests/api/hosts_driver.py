@@ -27,7 +27,7 @@ import redis
 import requests
 
 from clients.client import TRANSIENT
-from service.core.referee import match_rng
+from service.core.record import match_rng
 from service.core.store import events_key
 from service.games import GAMES
 

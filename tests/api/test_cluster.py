@@ -16,8 +16,9 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
+from service.core.base import Actor
 from service.core.outbox import outbox_key
-from service.core.referee import Actor, Referee
+from service.core.referee import Referee
 from service.core.store import Store
 from service.infra.config import Settings
 from service.infra.connections import connect

@@ -15,7 +15,7 @@ import time
 import orjson
 import pytest
 
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.core.store import events_key, match_key, state_key
 from service.games import GAMES
 from service.games.base import concretize

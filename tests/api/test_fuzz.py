@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from service.api import PROBLEM_JSON
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.games import GAMES
 from service.games.base import concretize
 from service.infra.config import Settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.games import GAMES
 
 

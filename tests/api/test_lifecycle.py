@@ -13,8 +13,9 @@ from rq.job import Job
 
 from clients.cli import main as cli
 from service.core import outbox as outbox_keys
+from service.core.base import Actor
+from service.core.play import REFUSED
 from service.core.record import replay
-from service.core.referee import REFUSED, Actor
 from service.games import GAMES
 from service.games.base import concretize
 from service.infra.problems import Problem

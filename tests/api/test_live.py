@@ -11,7 +11,7 @@ import uuid
 import requests
 
 from clients.client import RefereeError
-from service.core.referee import match_rng
+from service.core.record import match_rng
 from service.games import GAMES
 from tests.conftest import wait_for
 

@@ -671,7 +671,7 @@ def test_a_stream_sends_from_the_notices_only_when_none_is_missing():
     act with its legal moves asked and no state in the newest notice: None, and the stream reads the match
     instead (tests/clients/test_cli.py plays every game's tables from their streams, legal moves included)."""
     from service.api.sse import from_notices
-    from service.core.referee import Stream
+    from service.core.views import Stream
     from service.serving.hub import Hub, read_notice
 
     def event(seq: int, v: int, to) -> bytes:

@@ -24,7 +24,7 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from clients.client import Referee, RefereeError
 from service.api.openapi import spec_dict
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.core.referee import Referee as Engine
 from service.infra.config import Settings
 from service.integrations.webhooks import EVENT_TYPES, Allowed, TargetRefused, check_target, deliver, due_key, messages

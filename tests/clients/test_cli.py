@@ -225,7 +225,7 @@ def test_watch_exits_0_only_once_the_match_is_over(server):
 
 def test_tokens_never_read_as_an_option():
     """`referee watch ID --token T` must take every token the referee gives (CI once drew one starting with '-')."""
-    from service.core.referee import new_token
+    from service.core.base import new_token
     tokens = [new_token() for _ in range(5000)]  # about 78 would start with '-' if drawn unchecked
     assert not any(t.startswith("-") for t in tokens) and len(set(tokens)) == len(tokens)
 

@@ -14,8 +14,9 @@ import redis
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
+from service.core.base import Actor
 from service.core.record import replay
-from service.core.referee import Actor, Referee
+from service.core.referee import Referee
 from service.games import GAMES
 from service.games.base import concretize
 from service.infra.config import Settings

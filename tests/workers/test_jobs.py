@@ -16,7 +16,8 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.core.referee import Actor, Referee
+from service.core.base import Actor
+from service.core.referee import Referee
 from service.core.store import match_key
 from service.infra.config import Settings
 from tests import outbox

@@ -17,7 +17,7 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from service.core.referee import Actor
+from service.core.base import Actor
 from service.core.referee import Referee as Engine
 from service.infra.config import Settings
 from service.infra.embedded import EmbeddedRedis
