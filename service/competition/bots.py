@@ -237,7 +237,7 @@ class Bots:
         name = self.me(token)
         inbox = inbox_id(name)
         settings = self.ref.settings
-        stream = Stream(self.ref.store, inbox, HOLDER, HOLDER, secrets.token_hex(8), 3 * settings.heartbeat)
+        stream = Stream(inbox, HOLDER, HOLDER, secrets.token_hex(8), 3 * settings.heartbeat)
         if not self.ref.store.open_stream(inbox, HOLDER, stream.id, settings.max_streams, stream.lease):
             raise Problem("too_many_streams", f"This bot already holds {settings.max_streams} open event streams; "
                                               "close one.", retry_after=max(1, round(settings.heartbeat)))

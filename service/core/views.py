@@ -15,7 +15,7 @@ import orjson
 
 from service.core import clock
 from service.core.base import HOST, RefereeBase, public_event, to_act, unknown_match, visible
-from service.core.store import Match, Status, Store, renew_stream_on
+from service.core.store import Match, Status, renew_stream_on
 from service.games import GAMES
 from service.infra.problems import Problem
 
@@ -27,7 +27,6 @@ class Stream:
     The lease is renewed at every heartbeat, so the streams of a process that died stop counting.
     """
 
-    store: Store
     match_id: str
     viewer: int | None
     holder: int | None
@@ -173,7 +172,7 @@ class Views(RefereeBase):
         match = self._load(match_id)
         viewer = self._viewer(match, token, ticket)
         holder = HOST if viewer is None and token is not None else viewer  # None: a spectator, not counted
-        stream = Stream(self.store, match_id, viewer, holder, secrets.token_hex(8), 3 * self.settings.heartbeat,
+        stream = Stream(match_id, viewer, holder, secrets.token_hex(8), 3 * self.settings.heartbeat,
                         legal and viewer is not None)
         limit = self.settings.max_streams
         if holder is not None and not self.store.open_stream(match_id, holder, stream.id, limit, stream.lease):

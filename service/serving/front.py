@@ -578,7 +578,7 @@ class Front:
         path = request.path
         del request, answer
         headers = [*cors_headers(headers), (requestid.HEADER, rid)]
-        follows = [Follow(Stream(store=None, **{k: v for k, v in held.items() if k not in ("after", "tag")}),
+        follows = [Follow(Stream(**{k: v for k, v in held.items() if k not in ("after", "tag")}),
                           held["after"], held["tag"]) for held in hold["streams"]]
         streams = [f.stream for f in follows]
         deadline = asyncio.get_running_loop().time() + hold["seconds"]

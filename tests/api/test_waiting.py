@@ -686,7 +686,7 @@ def test_a_stream_sends_from_the_notices_only_when_none_is_missing():
             hub.recent["m"][-1].state = None  # as Hub._read keeps it: the newest notice's state only
         hub.recent["m"].append(notice)
     assert read_notice(b"7") == (7, None)  # a plain version (a bot's inbox): no notice
-    seat0 = Stream(store=None, match_id="m", viewer=0, holder=None, id="s", lease=1.0)
+    seat0 = Stream(match_id="m", viewer=0, holder=None, id="s", lease=1.0)
     frames, after, version, over = from_notices(seat0, hub.since("m", 4, 9), 9)
     assert (after, version, over) == (12, 6, False)
     assert b"id: 10\n" in frames and b"id: 11\n" not in frames and b"id: 12\n" in frames  # seat 1's event hidden
