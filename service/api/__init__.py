@@ -107,7 +107,10 @@ class OperationDefaults(BasePlugin):
         self.app = app
 
     def operation_helper(self, path: str | None = None, operations: dict | None = None, **kwargs: Any) -> None:
-        view = self.app.view_functions[kwargs["rule"].endpoint]
+        rule = kwargs.get("rule")  # flask-smorest documents each route with its rule; a path without one is not a route
+        if rule is None:
+            return
+        view = self.app.view_functions[rule.endpoint]
         name = getattr(view, "view_class", view).__name__
         for method, doc in (operations or {}).items():
             doc.setdefault("operationId", f"{method}{name}")
