@@ -3,7 +3,7 @@ one above; tests/house/test_layers.py checks it, docs/architecture.md draws it).
 
 - ``games``: the game contract (base, shape, plugin, wire) and the five games, one package each; pure rules.
 - ``infra``: what every layer stands on: settings, problem details, Redis connections, the embedded server,
-  processes.
+  processes; and ``adapters``, the only modules that touch a dependency's private names (one a library).
 - ``integrations``: what the service tells the world besides its API: logs, request ids, metrics, webhooks.
 - ``core``: the referee itself: load, authorise, apply the rules, commit, and what a commit owes.
 - ``competition``: bot accounts, tournaments and the ladder, built on the core.

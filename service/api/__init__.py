@@ -8,7 +8,6 @@ and the command line (clients/cli.py) import it.
 
 from __future__ import annotations
 
-import http
 import json as stdjson
 import re
 from collections import defaultdict
@@ -17,16 +16,16 @@ from functools import wraps
 from typing import Any
 
 import orjson
-from flask import Response, current_app, request
-from flask_smorest import Api as _Api
+from apispec import BasePlugin
+from flask import Flask, Response, current_app, request
 from flask_smorest import Blueprint as _Blueprint
-from flask_smorest.spec import prepare_response
 from flask_smorest.utils import resolve_schema_instance, unpack_tuple_response
 from marshmallow import Schema, ValidationError, fields, validate
 from webargs import core as webargs_core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 from werkzeug.exceptions import HTTPException
 
+from service.adapters import smorest
 from service.api.contract import ByGame, tagged_property
 from service.core.capacity import STORE_FULL_RETRY
 from service.core.referee import Referee
@@ -106,27 +105,38 @@ def json_safe_integer(self, field: fields.Field, **kwargs: Any) -> dict:
     return {}
 
 
-class Api(_Api):
-    """flask-smorest's Api answering every error as problem+json with a stable code."""
+class OperationDefaults(BasePlugin):
+    """apispec plugin: every operation gets an operationId (generated clients name their calls by it): the one
+    given with ``@blp.doc(operationId=...)``, else the method and the view's name (``getMatchList``); and its
+    ``security``: the one given, else ``[]`` (public: no token needed)."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+
+    def operation_helper(self, path: str | None = None, operations: dict | None = None, **kwargs: Any) -> None:
+        rule = kwargs.get("rule")  # flask-smorest documents each route with its rule; a path without one is not a route
+        if rule is None:
+            return
+        view = self.app.view_functions[rule.endpoint]
+        name = getattr(view, "view_class", view).__name__
+        for method, doc in (operations or {}).items():
+            doc.setdefault("operationId", f"{method}{name}")
+            doc.setdefault("security", [])  # said of every operation: none needs no token
+
+
+class Api(smorest.Api):
+    """flask-smorest's Api answering every error as problem+json with a stable code (the 422 it documents by
+    itself too)."""
 
     ERROR_SCHEMA = ProblemSchema
+    ERROR_CONTENT_TYPE = PROBLEM_JSON
     DEFAULT_ERROR_RESPONSE_NAME = None  # every route documents its own errors
 
-    def _init_spec(self, *args, **kwargs):
-        super()._init_spec(*args, **kwargs)
+    def init_app(self, app: Flask, *, spec_kwargs: dict | None = None) -> None:
+        extra = [*(spec_kwargs or {}).get("extra_plugins", ()), OperationDefaults(app)]
+        super().init_app(app, spec_kwargs={**(spec_kwargs or {}), "extra_plugins": extra})
         self.ma_plugin.converter.add_attribute_function(tagged_property)
         self.ma_plugin.converter.add_attribute_function(json_safe_integer)
-
-    def _register_pagination_header(self):
-        """No route pages with flask-smorest's pagination (GET /matches has cursors): no component for it."""
-
-    def _register_responses(self):
-        """The error answers flask-smorest documents by itself (a route's 422): problem+json, as served."""
-        for status in http.HTTPStatus:
-            if status >= 400:
-                response = {"description": status.phrase, "schema": self.ERROR_SCHEMA}
-                prepare_response(response, self.spec, PROBLEM_JSON)
-                self.spec.components.response(status.name, response, lazy=True)
 
     def handle_http_exception(self, error: HTTPException):
         code = _HTTP_CODES.get(error.code or 500)
@@ -201,32 +211,25 @@ def parse_json(data: bytes) -> Any:
             raise ValueError(f"The body is nested more than {MAX_DEPTH} levels deep.")
         return _PAIRS_DECODER.decode(data.decode())
     except (orjson.JSONDecodeError, ValueError) as exc:
-        # webargs takes an empty document for a missing body (then "field required", 422)
+        # the document travels with the error: an empty one is a missing body (``Parser.load_json``)
         raise stdjson.JSONDecodeError(str(exc).split(": line")[0], data.decode("utf-8", "replace"), 0) from None
 
 
 class Parser(FlaskParser):
-    """webargs' parser with the strict JSON of ``parse_json`` and the reason in the 400's ``errors``."""
+    """webargs' parser whose ``load_json`` (its public hook for the JSON location) reads the strict JSON of
+    ``parse_json`` and gives the reason in the 400's ``errors``."""
 
-    def _raw_load_json(self, req):
+    def load_json(self, req, schema):
         if not is_json_request(req):
             if req.content_length or req.get_data(cache=True):  # a body, but not JSON: never read as none
                 raise Problem("unsupported_media_type", NOT_JSON)
             return webargs_core.missing
-        return parse_json(req.get_data(cache=True))
-
-    def _handle_invalid_json_error(self, error, req, *args, **kwargs):
-        abort(400, exc=error, messages={"json": [getattr(error, "msg", "Invalid JSON body.")]})
-
-
-def documentation_only(func: Callable, *documenting: Callable) -> Callable:
-    """Give ``func`` what flask-smorest's decorators document (their ``_apidoc``) without their
-    wrappers, which would otherwise run on every request."""
-    documented = func
-    for decorate in documenting:
-        documented = decorate(documented)
-    func._apidoc = documented._apidoc
-    return func
+        try:
+            return parse_json(req.get_data(cache=True))
+        except stdjson.JSONDecodeError as error:
+            if error.doc == "":  # no body: a missing one (then "field required", 422)
+                return webargs_core.missing
+            abort(400, exc=error, messages={"json": [error.msg]})
 
 
 def first_difference(sent: Any, dumped: Any, path: str = "") -> str:
@@ -263,22 +266,20 @@ class Blueprint(_Blueprint):
     A ``ByGame`` schema is documented as a oneOf and dumps each answer through its game's schema.
     """
 
-    def _store_endpoint_docs(self, endpoint, obj, parameters, tags, **options):
-        """Every operation gets an operationId (generated clients name their calls by it): the one given with
-        ``@blp.doc(operationId=...)``, else the method and the view's name (``getMatchList``); and its
-        ``security``: the one given, else ``[]`` (public: no token needed)."""
-        super()._store_endpoint_docs(endpoint, obj, parameters, tags, **options)
-        for method, doc in self._docs[endpoint].items():
-            if method != "parameters":
-                doc.setdefault("manual_doc", {}).setdefault("operationId", f"{method}{obj.__name__}")
-                doc["manual_doc"].setdefault("security", [])  # said of every operation: none needs no token
     ARGUMENTS_PARSER = Parser()
 
     @staticmethod
     def doc(**kwargs):
-        """flask-smorest's ``doc``, documentation only (its wrapper would be one more call per request)."""
+        """flask-smorest's ``doc``, documentation only (its wrapper would be one more call per request).  A view
+        documented as needing a token (``security=BEARER``) says so in ``needs_token`` (``authenticate_first``)."""
         documenting = _Blueprint.doc(**kwargs)
-        return lambda func: documentation_only(func, documenting)
+
+        def decorate(func):
+            if "security" in kwargs:
+                func.needs_token = kwargs["security"] == BEARER
+            return smorest.documentation_only(func, documenting)
+
+        return decorate
 
     def response(self, status_code, schema=None, **kwargs):
         by_game = schema if isinstance(schema, ByGame) else None
@@ -301,7 +302,7 @@ class Blueprint(_Blueprint):
                 return resp
 
             wrapper.answer = (status_code, dumper)  # for a hot lane (service/api/lanes.py)
-            return documentation_only(wrapper, documenting)
+            return smorest.documentation_only(wrapper, documenting)
 
         return decorator
 
@@ -343,7 +344,7 @@ def problem_responses(blp: Blueprint, by_status: dict[int, list[str]]) -> Callab
     """Document problem answers: for each HTTP status, the codes it may carry."""
 
     def decorate(func):
-        return documentation_only(func, *(
+        return smorest.documentation_only(func, *(
             blp.alt_response(
                 status, schema=ProblemSchema, content_type=PROBLEM_JSON,
                 description="Problem details; `code` is one of: " + ", ".join(f"`{c}`" for c in group),
@@ -402,7 +403,7 @@ def authenticate_first() -> None:
     request without one before its body is read or anything is looked up (``needed``)."""
     view = current_app.view_functions.get(request.endpoint)
     method = getattr(getattr(view, "view_class", None), request.method.lower(), None)
-    if getattr(method, "_apidoc", {}).get("manual_doc", {}).get("security") == BEARER:
+    if getattr(method, "needs_token", False):
         needed(bearer())
 
 

@@ -130,7 +130,8 @@ def _legal_moves(game: Game, wire: Wire) -> dict[str, type[Schema]]:
         if not ranged:
             out[kind] = move
             continue
-        spans = {f: fields.Nested(Span, required=move._declared_fields[f].required) for f in ranged}
+        declared = move().fields
+        spans = {f: fields.Nested(Span, required=declared[f].required) for f in ranged}
         out[kind] = type(f"{camel(game.name)}{camel(kind)}LegalMove", (move,), spans)
     return out
 

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 import redis
 from flask import Flask
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, fields, missing, validate
 from werkzeug.http import HTTP_STATUS_CODES
 
 from service.api import (
@@ -70,7 +70,7 @@ def compile_body(schema: Schema) -> Callable[[Any], dict | None]:
     """A check of the plainest valid bodies of ``schema``: the body as ``schema.load`` gives it, or None
     when marshmallow must judge.  Only fields whose whole load is a type and range check compile; any
     other field, a schema hook or a lenient ``unknown`` makes this raise, so no lane is built."""
-    if schema._hooks and any(schema._hooks.values()) or schema.unknown != "raise":
+    if any(type(schema).resolve_hooks().values()) or schema.unknown != "raise":
         raise TypeError(f"{type(schema).__name__} has hooks or keeps unknown keys: no lane")
     checks: dict[str, tuple[Callable[[Any], bool], bool, Any]] = {}
     for name, f in schema.load_fields.items():
@@ -90,7 +90,7 @@ def compile_body(schema: Schema) -> Callable[[Any], dict | None]:
                 out[name] = body[name]
             elif required:
                 return None
-            elif default is not fields.missing_:
+            elif default is not missing:
                 out[name] = default() if callable(default) else default
         return out
 

@@ -43,11 +43,11 @@ from typing import Any
 
 import orjson
 import redis
-from hiredis import pack_command
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
+from service.adapters import redispy
 from service.core.outbox import (
     RESERVE_REM,
     TOTAL,
@@ -426,22 +426,10 @@ class Store:
         return local.client
 
     def call(self, *args: Any) -> Any:
-        """One command of a move's path (HMGET, EVALSHA) straight on this thread's connection.
-
-        redis-py's per-command machinery (option parsing, retry wrapper, type checks of every
-        argument, response callbacks) costs more instructions than packing and parsing; these
-        commands need none of it.  A failed connection falls back to the client's own command,
-        which reconnects and retries exactly as any other call does.
-        """
-        client = self.redis
-        conn = getattr(client, "connection", None)  # a thread's single-connection client; not a cluster
-        if conn is not None:
-            try:
-                conn.send_packed_command((pack_command(args),), check_health=False)
-                return conn.read_response()
-            except (redis.ConnectionError, redis.TimeoutError):
-                conn.disconnect()  # the client's retry reconnects it
-        return client.execute_command(*args)
+        """One command of a move's path (HMGET, EVALSHA) straight on this thread's connection: these commands
+        need none of redis-py's per-command machinery, which costs more than packing and parsing
+        (service/adapters/redispy.py).  A failed connection falls back to the client's own command."""
+        return redispy.call(self.redis, *args)
 
     def run(self, script: Script, keys: list[str], args: list[Any]) -> Any:
         """A registered Lua script through ``call``; the server loads it again when it has forgotten it."""

