@@ -237,8 +237,8 @@ def bench_memory(game, matches: int, seed: int) -> None:
     """What a finished match of random bots costs the store, all its keys and RQ's bookkeeping for it
     included: Valkey's ``used_memory`` before and after ``matches`` of them, per match, as they finished
     (kept whole for ``REFEREE_COMPACT_AFTER``) and once compacted."""
+    from service.core.keys import match_key
     from service.core.referee import Referee
-    from service.core.store import match_key
     from service.infra.embedded import EmbeddedRedis
     from workers.dispatch import until_idle
     from workers.jobs import sweep

@@ -14,7 +14,8 @@ from collections.abc import Awaitable, Callable
 import orjson
 
 from service.core.base import public_event, visible
-from service.core.store import Status, decode_page, page_call
+from service.core.scripts import decode_page, page_call
+from service.core.store import Status
 from service.core.views import Stream, page_of, seat_moves
 
 RETRY_MS = 2000

@@ -45,8 +45,9 @@ from typing import Any
 import orjson
 
 from service.core.base import new_token, player_of, token_hash
+from service.core.keys import events_key, match_key, streams_key
 from service.core.referee import Referee
-from service.core.store import Status, events_key, match_key, streams_key
+from service.core.store import Status
 from service.games import BOT_KINDS, GAMES
 from service.infra.problems import Problem, wrong_shape
 

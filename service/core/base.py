@@ -15,7 +15,8 @@ from redis.cluster import RedisCluster
 from rq.serializers import JSONSerializer
 
 from service.core import compaction, outbox
-from service.core.store import Match, Status, Store, finished_key, pending_key
+from service.core.keys import finished_key, pending_key
+from service.core.store import Match, Status, Store
 from service.games import GAMES, Game
 from service.infra.config import Settings
 from service.infra.problems import Problem

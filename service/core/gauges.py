@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from prometheus_client.core import GaugeMetricFamily
 
 from service.core import outbox
-from service.core.store import Status, listing_key, match_key
+from service.core.keys import listing_key, match_key
+from service.core.store import Status
 
 log = logging.getLogger("referee.metrics")
 

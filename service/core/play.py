@@ -15,8 +15,9 @@ from typing import Any
 
 from service.core.base import Actor, public_event, visible
 from service.core.clocks import Clocks
+from service.core.keys import idem_key
 from service.core.record import rank_forfeits
-from service.core.store import COMMIT_RETRIES, AlreadyAnswered, Match, Status, dumps, idem_key
+from service.core.store import COMMIT_RETRIES, AlreadyAnswered, Match, Status, dumps
 from service.core.turns import play_move
 from service.games import GAMES, GameError
 from service.infra.problems import Problem

@@ -1,23 +1,6 @@
 """The match store: one Redis hash and one event stream per match, committed by compare-and-set.
 
-Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
-
-- ``ref:{m:<id>}``        hash: game, status, version, state, meta, auth, seq, result; once compacted
-  (service/core/compaction.py), ``log`` instead of ``state``
-- ``ref:{m:<id>}:events`` stream; entry ``0-<seq>`` holds one event (``to``, ``type``, ``data``, ``v``); once
-  compacted, only played again for reading, for ``cache_ttl`` seconds (with ``ref:{m:<id>}:state``)
-- ``ref:{m:<id>}:outbox:<queue>`` hash of what the commits owe, until the dispatcher moves it on (core/outbox.py)
-- ``ref:{m:<id>}:idem:<seat>:<key>`` the first answer to a move sent with an Idempotency-Key, and a
-  digest of that request
-- ``ref:listing`` and ``ref:listing:<game>`` zsets of the listed matches, scored by creation time (µs);
-  global keys written with single-key commands outside any match's transaction (Redis Cluster
-  puts them in slots of their own), so the listing is eventually consistent: a reader re-checks
-  each match and drops the ones that expired
-- ``ref:{m:<id>}:ticket:<ticket>`` a stream ticket: the seat it opens, until it expires
-- ``ref:{m:<id>}:streams:<seat>`` zset of the seat's open event streams, scored by lease end
-- channel ``ref:{m:<id>}:notify``: every commit publishes its notice there: the new version, then its status, the
-  seats to act, its game, its state and its events, one a line (held long-polls and streams wake; a stream may
-  send from it)
+Its keys are named in service/core/keys.py, its Lua scripts are service/core/scripts.py.
 
 Every write of a match is one Lua compare-and-set (``CAS``): it reads the version, and only if it is
 still the one the commit read, writes the hash, the events, the expiry and the ops the commit owes
@@ -48,6 +31,17 @@ from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
 from service.adapters import redispy
+from service.core.keys import (
+    events_key,
+    finished_key,
+    idem_key,
+    listing_key,
+    match_key,
+    reserve_key,
+    state_key,
+    streams_key,
+    ticket_key,
+)
 from service.core.outbox import (
     RESERVE_REM,
     TOTAL,
@@ -59,24 +53,9 @@ from service.core.outbox import (
     outbox_key,
     writes,
 )
+from service.core.scripts import CAS, IDEM_TTL, OPEN_STREAM, PAGE, TAKEN, decode_page, page_call
 
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
-
-
-def pending_key(queue: str) -> str:
-    """zset of the matches that owe a job (bot turn or scoring) on ``queue``, scored by time."""
-    return f"ref:pending:{queue}"
-
-
-def finished_key(queue: str) -> str:
-    """zset of the finished matches kept, scored by the time they finished (``referee export --finished``)."""
-    return f"ref:finished:{queue}"
-
-
-def reserve_key(queue: str) -> str:
-    """zset of the admitted matches not yet over, scored by the bytes each may still write (:func:`growth`):
-    the room the store keeps for them (on the queue's server, as the other global sets)."""
-    return f"ref:reserve:{queue}"
 
 
 #: KiB a match of random bots costs the store by the time it finishes, all its keys and RQ's bookkeeping for
@@ -118,39 +97,6 @@ def compaction_log(events: list[dict], result: dict | None) -> bytes:
 def read_log(raw: bytes) -> tuple[list[dict], dict | None]:
     log = orjson.loads(zlib.decompress(raw))
     return log["events"], log["result"]
-
-
-def state_key(match_id: str) -> str:
-    """A compacted match's state, played again, kept for reading (service/core/compaction.py)."""
-    return f"ref:{{m:{match_id}}}:state"
-
-
-def match_key(match_id: str) -> str:
-    return f"ref:{{m:{match_id}}}"
-
-
-def events_key(match_id: str) -> str:
-    return f"ref:{{m:{match_id}}}:events"
-
-
-def idem_key(match_id: str, seat: str, key: str) -> str:
-    return f"ref:{{m:{match_id}}}:idem:{seat}:{key}"
-
-
-def listing_key(game: str | None = None) -> str:
-    return "ref:listing" if game is None else f"ref:listing:{game}"
-
-
-def notify_channel(match_id: str) -> str:
-    return f"ref:{{m:{match_id}}}:notify"
-
-
-def ticket_key(match_id: str, ticket: str) -> str:
-    return f"ref:{{m:{match_id}}}:ticket:{ticket}"
-
-
-def streams_key(match_id: str, seat: int) -> str:
-    return f"ref:{{m:{match_id}}}:streams:{seat}"
 
 
 def renew_stream_on(pipe, match_id: str, seat: int, stream_id: str, lease: float) -> None:
@@ -238,132 +184,6 @@ class Conflict(Exception):
 
 class AlreadyAnswered(Exception):
     """The commit's idempotency key was used by an earlier commit: nothing new is applied."""
-
-
-# The one write of a match: a compare-and-set on its version.  KEYS hash, events, outbox[, idempotency key]
-# [, outbox index][, the global keys of direct ops]; ARGV 1 version read ('' for a new match: the hash must
-# not exist yet), 2 ttl, 3 flags, 4 idempotent answer, 5 now, 6 outbox channel, 7 match id, 8 the notice's
-# head ("status\nto_act\ngame\nstate", or '' to publish the version alone), then counted
-# groups: fields to set (name, value), fields to delete, events (id, event), outbox ops (id, op), direct ops
-# (command, key, a, b: see ``Store.direct_ops``).  Flags: i an idempotency key (KEYS[4]), x the outbox index
-# (the key after it), c compacted (events only extend a stream rebuilt for reading), D drop the events
-# (compaction), k keep the version (no notification).
-CAS = """
-local flags = ARGV[3]
-local has = function(f) return string.find(flags, f, 1, true) ~= nil end
-local idem = has('i') and KEYS[4] or nil
-if idem and redis.call('EXISTS', idem) == 1 then return 2 end
-local current = redis.call('HGET', KEYS[1], 'version')
-if ARGV[1] == '' then
-  if current then return 0 end
-elseif current ~= ARGV[1] then return 0 end
-local i = 9
-local n = tonumber(ARGV[i])
-if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, i + 1, i + 2 * n)) end
-i = i + 2 * n + 1
-n = tonumber(ARGV[i])
-if n > 0 then redis.call('HDEL', KEYS[1], unpack(ARGV, i + 1, i + n)) end
-i = i + n + 1
-n = tonumber(ARGV[i])
-if has('D') then redis.call('DEL', KEYS[2]) end
-local extend = not has('c') or redis.call('EXISTS', KEYS[2]) == 1
-local events_at, events = i, extend and n or 0
-for j = i + 1, i + 2 * n, 2 do
-  if extend then redis.call('XADD', KEYS[2], ARGV[j], 'e', ARGV[j + 1]) end
-end
-i = i + 2 * n + 1
-n = tonumber(ARGV[i])
-if n > 0 then
-  redis.call('HSET', KEYS[3], unpack(ARGV, i + 1, i + 2 * n))
-  redis.call('EXPIRE', KEYS[3], ARGV[2])
-  if has('x') then redis.call('ZADD', KEYS[idem and 5 or 4], 'NX', ARGV[5], ARGV[7]) end
-  redis.call('PUBLISH', ARGV[6], ARGV[7])
-end
-i = i + 2 * n + 1
-n = tonumber(ARGV[i])
-for j = i + 1, i + 4 * n, 4 do
-  local cmd, key, a, b = ARGV[j], ARGV[j + 1], ARGV[j + 2], ARGV[j + 3]
-  if cmd == 'z' then redis.call('ZADD', key, a, b)
-  elseif cmd == 'zgt' or cmd == 'znx' then redis.call('ZADD', key, string.upper(string.sub(cmd, 2)), a, b)
-  elseif cmd == 'zrem' then redis.call('ZREM', key, a)
-  elseif cmd == 'trim' then redis.call('ZREMRANGEBYSCORE', key, '-inf', a)
-  elseif cmd == 'hset' then redis.call('HSET', key, a, b)
-  elseif cmd == 'hdel' then redis.call('HDEL', key, a)
-  elseif cmd == 'radd' then
-    if redis.call('ZADD', key, 'NX', a, b) == 1 then redis.call('ZINCRBY', key, a, '~total') end
-  elseif cmd == 'rrem' then
-    local s = redis.call('ZSCORE', key, a)
-    if s then
-      redis.call('ZREM', key, a)
-      redis.call('ZINCRBY', key, -tonumber(s), '~total')
-    end
-  else return redis.error_reply('unknown direct op ' .. cmd) end
-end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-if not has('c') then redis.call('EXPIRE', KEYS[2], ARGV[2]) end
-if idem then redis.call('SET', idem, ARGV[4], 'EX', %d) end
-if not has('k') then
-  local notice = {tostring((tonumber(ARGV[1]) or 0) + 1)}
-  if ARGV[8] ~= '' then
-    notice[2] = ARGV[8]
-    for j = events_at + 2, events_at + 2 * events, 2 do notice[#notice + 1] = ARGV[j] end
-  end
-  redis.call('PUBLISH', KEYS[1] .. ':notify', table.concat(notice, '\\n'))
-end
-return 1
-"""
-# Delete the dispatched ops of an outbox: KEYS outbox[, index]; ARGV match id, op ids...  An emptied outbox
-# leaves the index (a commit since then added ops, and the match, again).
-TAKEN = """
-redis.call('HDEL', KEYS[1], unpack(ARGV, 2))
-if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[1]) end
-return 1
-"""
-# Open one event stream of a seat if it holds fewer than the limit: KEYS streams zset;
-# ARGV now, limit, lease end, stream id, key ttl.  A lease not renewed (a crashed process) lapses.
-OPEN_STREAM = """
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
-redis.call('EXPIRE', KEYS[1], ARGV[5])
-return 1
-"""
-# A page of a match's events with its head, in one round trip: KEYS hash, events; ARGV first event
-# id, count, "state" to add the game and the state (for a seat's stream that lists its legal moves).
-# A compacted match whose events are not kept for reading answers a third element: play it again first.
-PAGE = """
-local want = ARGV[3]
-local head = redis.call('HMGET', KEYS[1], 'status', 'version', 'game', 'to_act')
-if not head[1] then return false end
-local to_act = head[4]
-head[4] = nil
-if want == '' then
-  head[3] = nil
-elseif want == 'state' or not to_act or string.find(to_act, ',' .. want .. ',', 1, true) then
-  head[4] = redis.call('HGET', KEYS[1], 'state')
-end
-local out = {}
-for i, entry in ipairs(redis.call('XRANGE', KEYS[2], ARGV[1], '+', 'COUNT', ARGV[2])) do out[i] = entry[2][2] end
-if #out == 0 and redis.call('EXISTS', KEYS[2]) == 0 and redis.call('HEXISTS', KEYS[1], 'log') == 1 then
-  return {head, out, 1}
-end
-return {head, out}
-"""
-IDEM_TTL = 24 * 3600
-
-
-def page_call(match_id: str, after: int, count: int, state: bool | int = False) -> tuple[list[str], list[Any]]:
-    """The PAGE script's keys and arguments (the front runs it on its asyncio client).  ``state``: True for the
-    game and the state; a seat for the game, and the state only while that seat is to act (a seat's stream
-    lists its legal moves: the other seats' streams do not read the state at every move)."""
-    want = "state" if state is True else "" if state is False or state is None else str(int(state))
-    return [match_key(match_id), events_key(match_id)], [f"0-{after + 1}", count, want]
-
-
-def decode_page(found: list | None) -> tuple[list, list[dict]] | None:
-    """The PAGE script's answer: (head as stored, the events decoded), None for an unknown match (a compacted
-    match's events not kept for reading read as none: ``Store.page`` plays them again first)."""
-    return None if found is None else (found[0], [orjson.loads(e) for e in found[1]])
 
 
 #: how often a commit re-decides on a fresh match after losing its compare-and-set, before answering busy

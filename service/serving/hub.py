@@ -24,7 +24,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from service.api import sse
-from service.core.store import PAGE, match_key, notify_channel, streams_key
+from service.core.keys import match_key, notify_channel, streams_key
+from service.core.scripts import PAGE
 from service.core.views import Stream
 
 if TYPE_CHECKING:

@@ -27,8 +27,8 @@ import redis
 import requests
 
 from clients.client import TRANSIENT
+from service.core.keys import events_key
 from service.core.record import match_rng
-from service.core.store import events_key
 from service.games import GAMES
 
 GAME = GAMES["super_blatt"]

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from service.core.base import Actor
-from service.core.store import events_key, match_key, state_key
+from service.core.keys import events_key, match_key, state_key
 from service.games import GAMES
 from service.games.base import concretize
 from service.infra.problems import Problem

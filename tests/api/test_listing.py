@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.core.store import listing_key, match_key
+from service.core.keys import listing_key, match_key
 from tests.api.test_errors import auth, problem
 
 

@@ -13,7 +13,8 @@ import pytest
 import redis
 import requests
 
-from service.core.store import GROWTH_MARGIN, growth, match_key
+from service.core.keys import match_key
+from service.core.store import GROWTH_MARGIN, growth
 from service.infra.embedded import EmbeddedRedis
 from tests.conftest import Server, json_lines, wait_for
 
@@ -138,8 +139,8 @@ def test_the_reserve_keeps_each_admitted_match_once_until_it_is_over_or_expired(
 def test_the_sweepers_valve_drops_replay_caches_and_nothing_else(redis_url, monkeypatch):
     """A compacted match read again keeps its replay as a cache, outside the reserve: a full store drops it (a
     reading plays the match again); a match not compacted keeps its events."""
+    from service.core.keys import events_key, state_key
     from service.core.referee import Referee as Engine
-    from service.core.store import events_key, state_key
     from service.infra.config import Settings
     from tests import outbox
 

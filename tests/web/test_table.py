@@ -8,7 +8,7 @@ import random
 import pytest
 
 from clients.client import Referee
-from service.core.store import match_key
+from service.core.keys import match_key
 from service.games import GAMES
 from service.games.base import is_span
 from tests.web.conftest import shot

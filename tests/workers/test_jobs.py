@@ -17,8 +17,8 @@ from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from service.core.base import Actor
+from service.core.keys import match_key
 from service.core.referee import Referee
-from service.core.store import match_key
 from service.infra.config import Settings
 from tests import outbox
 from tests.conftest import ROOT, wait_for

@@ -13,8 +13,8 @@ import uuid
 
 import redis
 
+from service.core.keys import match_key
 from service.core.referee import Referee as Engine
-from service.core.store import match_key
 from service.infra.config import Settings
 from service.infra.embedded import EmbeddedRedis
 from tests.conftest import ROOT, json_lines, stop_group, wait_for
