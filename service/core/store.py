@@ -30,6 +30,7 @@ from redis.cluster import RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
+from service import games
 from service.adapters import redispy
 from service.core.keys import (
     events_key,
@@ -58,20 +59,6 @@ from service.core.scripts import CAS, IDEM_TTL, OPEN_STREAM, PAGE, TAKEN, decode
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
 
 
-#: KiB a match of random bots costs the store by the time it finishes, all its keys and RQ's bookkeeping for
-#: it included, by (game, players): ``referee bench memory`` (docs/store.md, "A finished match keeps only what
-#: cannot be recomputed"); the room kept for an admitted match is this, by ``GROWTH_MARGIN``
-GROWTH_KIB = {
-    ("big_shot", 2): 50.5, ("big_shot", 3): 48.0, ("big_shot", 4): 55.6,
-    ("dice_party", 2): 12.2, ("dice_party", 3): 17.9, ("dice_party", 4): 21.4, ("dice_party", 5): 25.2,
-    ("dice_party", 6): 31.9,
-    ("liars_dice", 2): 12.2, ("liars_dice", 3): 21.8, ("liars_dice", 4): 31.8, ("liars_dice", 5): 42.4,
-    ("liars_dice", 6): 52.9,
-    ("paparazzo", 3): 77.0, ("paparazzo", 4): 193.0, ("paparazzo", 5): 561.8,
-    ("picture_perfect", 2): 61.5, ("picture_perfect", 3): 77.7, ("picture_perfect", 4): 90.4,
-    ("picture_perfect", 5): 98.4, ("picture_perfect", 6): 114.8,
-    ("super_blatt", 2): 26.5, ("super_blatt", 3): 27.1, ("super_blatt", 4): 27.7,
-}
 #: matches of people or searching bots run longer than random bots' (and a table is a mean): the margin
 GROWTH_MARGIN = 1.5
 #: KiB kept for a game (or a player count) the table does not know
@@ -81,10 +68,13 @@ WEBHOOK_KIB = 32.0
 
 
 def growth(game: str, players: int, webhook: bool = False) -> int:
-    """Bytes the store keeps for a match admitted until it is over (see ``GROWTH_KIB``)."""
-    kib = GROWTH_KIB.get((game, players))
+    """Bytes the store keeps for a match admitted until it is over: what the game's package measured
+    (``Plugin.store_kib``), by ``GROWTH_MARGIN``."""
+    plugin = games.PLUGINS.get(game)  # looked up now: the registry loads on first use
+    measured = plugin.store_kib if plugin is not None else {}
+    kib = measured.get(players)
     if kib is None:  # a player count not measured: the game's largest; a game not measured: a default
-        kib = max((v for (g, _), v in GROWTH_KIB.items() if g == game), default=GROWTH_UNKNOWN_KIB)
+        kib = max(measured.values(), default=GROWTH_UNKNOWN_KIB)
     return int((kib * GROWTH_MARGIN + (WEBHOOK_KIB if webhook else 0)) * 1024)
 
 

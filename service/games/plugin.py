@@ -95,6 +95,10 @@ class Plugin:
     root: Path | None = None
     #: where the game is listed (GET /games, the lobby, the document's unions): by ``order``, then by name
     order: int = 100
+    #: KiB a match of random bots costs the store by the time it finishes (all its keys and RQ's bookkeeping for
+    #: it), by player count, as ``referee bench memory`` measures it: the room the store keeps for an admitted
+    #: match (docs/store.md); a count not given takes the game's largest, a game without any a default
+    store_kib: Mapping[int, float] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -12,6 +12,7 @@ from .rules import GAME, WIRE, default_move
 
 PLUGIN = Plugin(GAME, WIRE, default_move, bots="liars_dice.bots", conformance="liars_dice.conformance",
                 seeds=3, every=2, docs="rules.md", words="words",
+                store_kib={2: 12.2, 3: 21.8, 4: 31.8, 5: 42.4, 6: 52.9},
                 summary="Bid on the dice under everyone's cups, or call the last bid a lie. Ones are wild; the "
                         "last player with dice wins.",
                 help={"bidding": "Raise the bid (more dice, or as many of a higher face) or challenge the last "

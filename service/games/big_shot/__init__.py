@@ -14,6 +14,6 @@ from .wire import WIRE
 
 PLUGIN = Plugin(GAME, WIRE, default_move, bots="service.games.big_shot.bots",
                 conformance="tests.games.test_big_shot", seeds=2, every=9, order=2,
-                table="table.js", words="words", docs="rules.md")
+                table="table.js", words="words", docs="rules.md", store_kib={2: 50.5, 3: 48.0, 4: 55.6})
 
 __all__ = ["GAME", "PLUGIN"]

@@ -14,6 +14,7 @@ from .wire import WIRE
 
 PLUGIN = Plugin(GAME, WIRE, default_move, bots="service.games.dice_party.bots",
                 conformance="tests.games.test_dice_party", seeds=3, every=3, order=4,
-                table="table.js", words="words", docs="rules.md")
+                table="table.js", words="words", docs="rules.md",
+                store_kib={2: 12.2, 3: 17.9, 4: 21.4, 5: 25.2, 6: 31.9})
 
 __all__ = ["GAME", "PLUGIN"]

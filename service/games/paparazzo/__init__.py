@@ -14,6 +14,6 @@ from .wire import WIRE
 
 PLUGIN = Plugin(GAME, WIRE, default_move, bots="service.games.paparazzo.bots",
                 conformance="tests.games.test_paparazzo", seeds=1, every=29, order=3,
-                table="table.js", words="words", docs="rules.md")
+                table="table.js", words="words", docs="rules.md", store_kib={3: 77.0, 4: 193.0, 5: 561.8})
 
 __all__ = ["GAME", "PLUGIN"]

@@ -17,6 +17,7 @@ from .wire import WIRE
 
 PLUGIN = Plugin(GAME, WIRE, default_move, bots="service.games.picture_perfect.bots",
                 conformance="tests.games.test_picture_perfect", seeds=1, every=9, order=5,
-                table="table.js", words="words", docs="rules.md")
+                table="table.js", words="words", docs="rules.md",
+                store_kib={2: 61.5, 3: 77.7, 4: 90.4, 5: 98.4, 6: 114.8})
 
 __all__ = ["GAME", "PLUGIN"]

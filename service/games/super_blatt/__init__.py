@@ -14,6 +14,6 @@ from .wire import WIRE
 
 PLUGIN = Plugin(GAME, WIRE, default_move, bots="service.games.super_blatt.bots",
                 conformance="tests.games.test_super_blatt", seeds=3, every=2, order=1,
-                table="table.js", words="words", docs="rules.md")
+                table="table.js", words="words", docs="rules.md", store_kib={2: 26.5, 3: 27.1, 4: 27.7})
 
 __all__ = ["GAME", "PLUGIN"]
