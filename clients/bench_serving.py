@@ -2,7 +2,8 @@
 
 Every level of every round gets fresh servers, one at a time, in this order: boardgame.io (``node server.js``,
 then ``node load.js N --seconds S --players P``), the older checkout (``--before DIR``: its ``referee serve``,
-started with that folder first on ``PYTHONPATH``), then this one; each Referee level is measured with
+started with its own ``.venv`` when it has one (its games' entry points may differ from
+this one's), else with that folder first on ``PYTHONPATH``), then this one; each Referee level is measured with
 ``referee loadtest --players P --matches N --duration S`` once per ``--turns`` (ask: a seat asks for its legal
 moves; stream: it learns its turn from its event stream).  Each run prints a line as it ends; the rounds'
 figures and their ratios come last as a Markdown table.  CPU per move counts every process of the server
@@ -95,9 +96,12 @@ def run_referee(checkout: Path | None, matches: int, seconds: float, players: in
     """A fresh `referee serve` (of ``checkout``, or this one), one loadtest per way of learning turns."""
     port, data = free_port(), tempfile.mkdtemp(prefix="referee-bench-")
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    if checkout is not None:  # its own code first, its own example game's too (an installed plugin of today's
+    python = sys.executable
+    if checkout is not None and (checkout / ".venv" / "bin" / "python").exists():
+        python = str(checkout / ".venv" / "bin" / "python")  # its own install: its own games' entry points
+    elif checkout is not None:  # its own code first, its own example game's too (an installed plugin of today's
         env["PYTHONPATH"] = f"{checkout}:{checkout / 'examples' / 'liars_dice'}"  # may not load in the old code)
-    cmd = [sys.executable, "-m", "clients.cli", "serve", "--port", str(port), "--data", data]
+    cmd = [python, "-m", "clients.cli", "serve", "--port", str(port), "--data", data]
     if processes:
         cmd += ["--processes", str(processes)]
     server = subprocess.Popen(cmd, cwd=checkout or ROOT, env=env, stdout=subprocess.DEVNULL,
