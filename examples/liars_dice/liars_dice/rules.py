@@ -11,11 +11,11 @@ Pure: plain JSON state, all chance through the referee's ``rng``.
 from __future__ import annotations
 
 import random
-from typing import Any, Literal, TypedDict
+from typing import Literal, TypedDict
 
 from marshmallow import Schema, fields, validate
 
-from service.games.base import BaseOptions, Game, IllegalMove, Outcome, Phase, event, safe_default, span
+from service.games.base import BaseOptions, Game, IllegalMove, Outcome, Phase, copy_json, event, safe_default, span
 from service.games.shape import Own, Public, Shape
 from service.games.wire import Wire, schema_of
 
@@ -82,16 +82,7 @@ class Breakdown(TypedDict):
     out: int | None  # 1: the first out, 2: the second... (None: never out)
 
 
-def _copy(value: Any) -> Any:
-    """Plain JSON data copied (a view must not share lists with the state a search then plays on)."""
-    if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-OPEN = Public(show=_copy, read=_copy)
+OPEN = Public(show=copy_json, read=copy_json)
 #: hidden: the other seats' cups (each seat sees how many dice every cup holds); every cup at the end
 SHAPE = Shape(
     LiarsDiceState,
