@@ -1,6 +1,6 @@
 // Tiny DOM helpers shared by the lobby, the table and every game renderer.
 
-import { t } from "./i18n.js";
+import { KEY, LANGS, lang, t } from "./i18n.js";
 
 /** h("button", {class: "move", onclick}, "Take") -> an element; null/false children are skipped. */
 export function h(tag, props = {}, ...children) {
@@ -47,4 +47,15 @@ export function readable(value) {
       ? `${words(k)} (${readable(v)})` : `${words(k)} ${readable(v)}`)).join("; ");
   }
   return words(value);
+}
+
+/** The switch on the page: choosing a language reloads the page in it. */
+export function languageSwitch() {
+  const select = h("select", { id: "lang", "aria-label": t("lang.choose") },
+    Object.entries(LANGS).map(([code, name]) => h("option", { value: code, selected: code === lang, lang: code }, name)));
+  select.addEventListener("change", () => {
+    try { localStorage.setItem(KEY, select.value); } catch { /* not remembered */ }
+    location.reload();
+  });
+  return select;
 }

@@ -2,10 +2,9 @@
 // language is one more file and one more entry in LANGS.  The language is the person's choice (the
 // switch on the page, remembered), else the browser's first language we have, else English.
 
-import { h } from "./dom.js";
 
 export const LANGS = { en: "English", de: "Deutsch" };
-const KEY = "referee.lang";
+export const KEY = "referee.lang";  // where the chosen language is remembered
 let catalogue = {};
 let pageKeys = new Set(); // the page's own keys: a game's words add to them, never replace them
 export let lang = "en";
@@ -123,15 +122,4 @@ export function seatName(seat) {
   const apart = seat?.bot && seat.name?.startsWith(`builtin:${seat.bot}`) ? seat.name.slice(8 + seat.bot.length) : "";
   if (/^[@#]/.test(apart)) return `${botName(seat.bot)} ${apart}`;  // a tournament's `builtin:greedy#2`
   return seat?.name || "";
-}
-
-/** The switch on the page: choosing a language reloads the page in it. */
-export function languageSwitch() {
-  const select = h("select", { id: "lang", "aria-label": t("lang.choose") },
-    Object.entries(LANGS).map(([code, name]) => h("option", { value: code, selected: code === lang, lang: code }, name)));
-  select.addEventListener("change", () => {
-    try { localStorage.setItem(KEY, select.value); } catch { /* not remembered */ }
-    location.reload();
-  });
-  return select;
 }

@@ -2,8 +2,8 @@
 // and the games.  Creating a match with a seat for you takes you to your table.
 
 import { get, post, Problem, seatLink } from "./api.js";
-import { fill, h, words } from "./dom.js";
-import { botName, has, languageSwitch, loadGameWords, loadLanguage, seatName, t } from "./i18n.js";
+import { fill, h, languageSwitch, words } from "./dom.js";
+import { botName, has, loadGameWords, loadLanguage, seatName, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const NAME_KEY = "referee.name";

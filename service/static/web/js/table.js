@@ -3,8 +3,8 @@
 // /games/{game}/table.js); every word comes from the language's catalogue (./i18n.js).
 
 import { get, post, Problem } from "./api.js";
-import { fill, h, num, readable } from "./dom.js";
-import { botName, capital, has, languageSwitch, loadGameWords, loadLanguage, seatName, speak, t } from "./i18n.js";
+import { fill, h, languageSwitch, num, readable } from "./dom.js";
+import { botName, capital, has, loadGameWords, loadLanguage, seatName, speak, t } from "./i18n.js";
 import { follow } from "./live.js";
 import { COMMON, fallback } from "./log.js";
 import { moveControl, moveKey } from "./moves.js";

@@ -2,8 +2,8 @@
 // while it runs (the same JSON any client reads), in the page's language.
 
 import { get } from "./api.js";
-import { fill, h, num } from "./dom.js";
-import { botName, has, languageSwitch, loadLanguage, t } from "./i18n.js";
+import { fill, h, languageSwitch, num } from "./dom.js";
+import { botName, has, loadLanguage, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/")[2] || "");
