@@ -5,6 +5,8 @@ in an HTML comment on the line before its fence (invisible on the site), and thi
                                            Python), its output checked where the doc shows it (an ``output`` block)
     <!-- output -->                        a ```text block right after a ``run`` block: each non-blank line is a
                                            line the run printed (``...`` stands for anything)
+    <!-- file: my_bot.py -->              a program a later run block of the page uses: written under that name
+                                           in the run's folder (its local address pointed at the test's server)
     <!-- tested-by: tests/x.py::test_y -->   another test runs exactly this block (the test must exist)
     <!-- excerpt: path/in/the/repo -->     a quotation of our code or configuration: every non-blank line of the
                                            block is a line of that file (``...`` stands for anything)
@@ -43,7 +45,7 @@ from jsonschema import Draft202012Validator
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "service" / "games").glob("*/rules.md"),
                 *(ROOT / "examples").glob("*/*/rules.md")])
-KINDS = ("run", "output", "tested-by", "excerpt", "schema", "needs")
+KINDS = ("run", "output", "file", "tested-by", "excerpt", "schema", "needs")
 MARKER = re.compile(r"<!--\s*(" + "|".join(KINDS) + r")\s*(?::\s*(.*?))?\s*-->")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
 SHELL = {"sh", "bash", "shell", "console"}
@@ -171,9 +173,14 @@ def run_block(block: Block, server, tmp_path: Path) -> str:
     for entry in ROOT.iterdir():
         if entry.name not in (".git", ".referee-data"):
             (tmp_path / entry.name).symlink_to(entry)
+    for earlier in ALL:
+        if earlier.page == block.page and earlier.index < block.index and earlier.kind == "file":
+            (tmp_path / earlier.arg).write_text(LOCAL.sub(server.url, earlier.text))
     code = LOCAL.sub(server.url, block.text)
+    home = tmp_path.parent / f"home-{block.page.stem}"  # a page's blocks share it (a bot's token file)
+    home.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # a server it starts keeps a store of its own
-    env.update(URL=server.url, REFEREE_URL=server.url, PORT=str(free_port()), PYTHONPATH=str(ROOT),
+    env.update(URL=server.url, REFEREE_URL=server.url, PORT=str(free_port()), PYTHONPATH=str(ROOT), HOME=str(home),
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
     if block.lang in SHELL:
         argv = ["bash", "-euo", "pipefail", "-c", code]
@@ -268,6 +275,9 @@ def test_doc_example(block: Block, request, tmp_path):
                        if line.strip() and not any(wildcard(line).fullmatch(got.strip())
                                                    for got in stdout.splitlines())]
             assert not missing, f"printed:\n{stdout[-3000:]}\nnot printed: {missing}"
+    elif block.kind == "file":
+        assert any(b.page == block.page and b.index > block.index and b.kind == "run" and block.arg in b.text
+                   for b in ALL), f"{block.id}: no later run block of the page uses {block.arg}"
     elif block.kind == "output":
         before = next(b for b in ALL if b.page == block.page and b.index == block.index - 1)
         assert block.lang == "text" and before.kind == "run", f"{block.id}: output follows a run block, as ```text"
@@ -293,7 +303,7 @@ def test_doc_example(block: Block, request, tmp_path):
     elif block.kind == "needs":
         assert block.arg.strip(), f"{block.id}: say what it needs (<!-- needs: reason -->)"
         variant = following(block)
-        while variant is not None and variant.kind == "needs":  # several such blocks in a row share one variant
+        while variant is not None and variant.kind in ("needs", "file"):  # blocks in a row share one variant
             variant = following(variant)
         assert variant is not None and variant.kind in ("run", "tested-by"), \
             f"{block.id} needs {block.arg}: the next block must be its local variant, marked run or tested-by"
