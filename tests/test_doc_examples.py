@@ -1,19 +1,20 @@
-"""Every fenced code block of the docs (README.md, docs/**/*.md, each game's rules page) says how it is kept true,
-in an HTML comment on the line before its fence (invisible on the site), and this test holds it to that:
+"""Every fenced code block of the docs (README.md, docs/**/*.md, each game's rules page, the example game's README)
+says how it is kept true, in an HTML comment on the line before its fence (invisible on the site), and this test
+holds it to that (docs/writing-a-game.md, "Code examples in the docs", says the same for writers):
 
-    <!-- run -->                           run here, against the `server` fixture (sh/bash with bash, python with
-                                           Python), its output checked where the doc shows it (an ``output`` block)
-    <!-- output -->                        a ```text block right after a ``run`` block: each non-blank line is a
-                                           line the run printed (``...`` stands for anything)
-    <!-- file: my_bot.py -->              a program a later run block of the page uses: written under that name
-                                           in the run's folder (its local address pointed at the test's server)
-    <!-- tested-by: tests/x.py::test_y -->   another test runs exactly this block (the test must exist)
-    <!-- excerpt: path/in/the/repo -->     a quotation of our code or configuration: every non-blank line of the
-                                           block is a line of that file (``...`` stands for anything)
-    <!-- schema: Name -->                  JSON (one document, or one per line) valid against Name in openapi.yaml
-    <!-- needs: reason -->                 needs what a test does not have (a real DNS name, other hosts, a
-                                           container runtime, minutes): the next block of the page is its local
-                                           variant, ``run`` or ``tested-by``
+    <!-- run -->                         run here against the `server` fixture (sh/bash with bash, python with
+                                         Python; the docs' local address and $URL point at it, $PORT is free)
+    <!-- output -->                      a ```text block right after a run block: each non-blank line is one
+                                         the run printed (``...`` stands for anything)
+    <!-- file: my_bot.py -->             a program a later run block of the page uses, written under that name
+    <!-- tested-by: tests/x.py::test_y -->  another test runs exactly this block (the test must exist)
+    <!-- excerpt: path/in/the/repo -->   a quotation of our code or configuration: every non-blank line of the
+                                         block is a line of that file (``...`` stands for anything)
+    <!-- schema: Name -->                JSON (one document, or one per line; ``Name[]``: a list) valid against
+                                         Name in openapi.yaml (or in the installed games' document)
+    <!-- needs: reason -->               needs what a test does not have (a real DNS name, other hosts, systemd,
+                                         minutes): the page's next block that is not ``needs`` or ``file`` is
+                                         its local variant, ``run`` or ``tested-by``
 
 A ```text block (a drawing, a tree, printed output) needs no marker.  Whatever its marker, every ``referee`` command
 of a shell block parses with the CLI's own argparse parsers (clients/cli.py, and the bench's below it).
@@ -44,7 +45,7 @@ from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "service" / "games").glob("*/rules.md"),
-                *(ROOT / "examples").glob("*/*/rules.md")])
+                *(ROOT / "examples").glob("*/README.md"), *(ROOT / "examples").glob("*/*/rules.md")])
 KINDS = ("run", "output", "file", "tested-by", "excerpt", "schema", "needs")
 MARKER = re.compile(r"<!--\s*(" + "|".join(KINDS) + r")\s*(?::\s*(.*?))?\s*-->")
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
@@ -312,8 +313,9 @@ def test_doc_example(block: Block, request, tmp_path):
 def test_the_walk_finds_every_page_and_kind():
     """The walk sees the pages the site publishes and every kind of marker in use (a changed fence or comment
     syntax would otherwise let blocks slip past unchecked)."""
-    assert {p.relative_to(ROOT).as_posix() for p in PAGES} >= {"README.md", "docs/api.md",
-                                                              "service/games/super_blatt/rules.md"}
+    folders = {p.relative_to(ROOT).parts[0] for p in PAGES}
+    assert folders == {"README.md", "docs", "service", "examples"}, folders
+    assert sum(p.name == "rules.md" for p in PAGES) == len(list((ROOT / "service" / "games").glob("*/rules.md"))) + 1
     assert {b.kind for b in ALL} >= {"run", "tested-by", "excerpt", "schema", "needs"}
     assert len(CHECKED) > 50, len(CHECKED)
 
