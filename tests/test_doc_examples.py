@@ -48,7 +48,7 @@ PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "se
                 *(ROOT / "examples").glob("*/README.md"), *(ROOT / "examples").glob("*/*/rules.md")])
 KINDS = ("run", "output", "file", "tested-by", "excerpt", "schema", "needs")
 MARKER = re.compile(r"<!--\s*(" + "|".join(KINDS) + r")\s*(?::\s*(.*?))?\s*-->")
-FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)[^`]*$")  # a backtick fence's info string has no backtick
 SHELL = {"sh", "bash", "shell", "console"}
 #: the address the docs give for a local `referee serve`; a run block talks to the test's server instead
 LOCAL = re.compile(r"http://(?:127\.0\.0\.1|localhost):8000|(?<![\w/.])localhost:8000")
@@ -328,3 +328,11 @@ def test_a_wrong_flag_is_caught():
     assert "--nope" in parse_cli(["bench", "bots-http", "--nope"])
     assert referee_commands("a && .venv/bin/referee show MATCH [--since V] > x # note\n") == [
         ["show", "1", "--since", "1"]]
+
+
+def test_an_ellipsis_stands_for_anything_and_nothing_else_does():
+    """How output and excerpt lines are matched: ``...`` is a wildcard, the rest literal (regex signs included)."""
+    assert wildcard("liars_dice: ... matches, ... s").fullmatch("liars_dice: 2 matches, 0.1 s")
+    assert not wildcard("liars_dice: ... matches").fullmatch("liars_dice: 2 moves")
+    assert wildcard("store_kib={2: 12.2}").fullmatch("store_kib={2: 12.2}")
+    assert not wildcard("a.b").fullmatch("axb")
