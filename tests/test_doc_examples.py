@@ -270,7 +270,7 @@ def test_doc_example(block: Block, request, tmp_path):
                     f"docstring, or docs/writing-a-game.md, 'Code examples in the docs'), or make it ```text")
     if block.kind == "run":
         stdout = run_block(block, request.getfixturevalue("server"), tmp_path)
-        shown = following(block)
+        shown = next((b for b in ALL if b.page == block.page and b.index == block.index + 1), None)
         if shown is not None and shown.kind == "output":
             missing = [line for line in shown.text.splitlines()
                        if line.strip() and not any(wildcard(line).fullmatch(got.strip())
