@@ -372,3 +372,35 @@ def test_super_blatts_cards_keep_their_words_on_a_phone(web, make):
         return next && next.getBoundingClientRect().top < r.bottom - 1;
     }).map(card => card.innerText)""")
     assert hidden == []
+
+
+@pytest.mark.parametrize("screen,lang", [("desktop", "en"), ("phone", "de")])
+def test_an_invited_person_gives_a_name_and_every_table_shows_it(web, make, screen, lang):
+    """The lobby names an invited seat "Player 2"; its table asks for the person's name, prefilled from the
+    lobby's (localStorage), and the inviter's table shows the new name without a reload."""
+    ref = Referee(web.url)
+    m = ref.create_match("super_blatt", 2, [{"name": "Ann"}, {"name": "Player 2"}], options={"first_seat": 0}, seed=3)
+    host_ctx, guest_ctx = make(screen, lang), make(screen, lang)
+    host_ctx.add_init_script("localStorage.setItem('referee.name', 'Ann')")  # who created it in the lobby
+    guest_ctx.add_init_script("localStorage.getItem('referee.name') || localStorage.setItem('referee.name', 'Bea')")
+    host = open_table(host_ctx, web.url, m["id"], m["seats"][0]["token"])
+    guest = open_table(guest_ctx, web.url, m["id"], m["seats"][1]["token"])
+    assert not host.locator("[data-naming]").count()  # Ann's own name is her seat's
+    form = guest.locator("[data-naming]")
+    assert "Player 2" in form.inner_text() and guest.locator("#seat-name").input_value() == "Bea"
+    box, width = form.bounding_box(), guest.evaluate("document.documentElement.clientWidth")
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width  # on a phone too
+    shot(guest, f"issue47-name-asked-{screen}-{lang}")
+    guest.locator("#seat-name").fill("Beatrix")
+    guest.get_by_role("button", name=say(guest, "table.nameGive")).click()
+    guest.wait_for_selector("[data-naming]", state="detached")
+    for page in (host, guest):
+        page.wait_for_function("document.querySelector('#seats').innerText.includes('Beatrix')")
+        assert "Player 2" not in page.locator("#seats").inner_text()
+    host.wait_for_function("document.querySelector('#log').innerText.includes('Beatrix')")
+    assert say(host, "log.seat_named", before="Player 2", name="Beatrix") in host.locator("#log").inner_text()
+    assert guest.evaluate("localStorage.getItem('referee.name')") == "Beatrix"
+    guest.reload()
+    guest.wait_for_selector("body[data-version]")
+    assert not guest.locator("[data-naming]").count()  # named, it is not asked again
+    shot(guest, f"issue47-named-{screen}-{lang}")

@@ -2,7 +2,7 @@
 // live updates and the end.  Each game's picture is its own module in its package (table.js, served at
 // /games/{game}/table.js); every word comes from the language's catalogue (./i18n.js).
 
-import { get, post, Problem } from "./api.js";
+import { call, get, post, Problem } from "./api.js";
 import { fill, h, languageSwitch, num, readable } from "./dom.js";
 import { botName, capital, has, loadGameWords, loadLanguage, seatName, speak, t } from "./i18n.js";
 import { follow } from "./live.js";
@@ -247,6 +247,7 @@ function shownSnap() {
 
 function render() {
   const snap = shownSnap();
+  if (page.naming && ["finished", "aborted"].includes(page.snap.status)) page.naming.remove(); // names are final
   if (page.snap.status !== page.prefsFor) { // "Notify me" goes once the match is over
     page.prefsFor = page.snap.status;
     renderPrefs();
@@ -538,6 +539,42 @@ function renderResult(snap) {
   ];
 }
 
+// -- your name ----------------------------------------------------------------------------------------
+const NAME_KEY = "referee.name"; // the lobby's: the name this browser last played under
+
+function storedName() {
+  try { return localStorage.getItem(NAME_KEY) || ""; } catch { return ""; }
+}
+
+/** An invited seat carries the name its inviter typed ("Player 2"); its holder is asked for theirs,
+ * prefilled from the lobby's, and everyone's table shows it once given (the event seat_named). */
+function askName(snap) {
+  const mine = snap.seats[snap.seat];
+  if (["finished", "aborted"].includes(snap.status) || mine.bot || mine.name === storedName()) return;
+  const input = h("input", { id: "seat-name", name: "name", maxlength: 40, required: true, autocomplete: "nickname",
+    value: storedName(), placeholder: t("lobby.namePlaceholder") });
+  const said = h("span", { class: "problem", role: "alert" });
+  async function give(event) {
+    event.preventDefault();
+    const name = input.value.trim();
+    if (!name) return input.focus();
+    try {
+      await call("PATCH", `/matches/${encodeURIComponent(matchId)}/seats/${snap.seat}`, { token, body: { name } });
+    } catch (problem) {
+      if (!(problem instanceof Problem)) throw problem;
+      return fill(said, ` ${problem.text}`);
+    }
+    try { localStorage.setItem(NAME_KEY, name); } catch { /* not remembered */ }
+    page.naming.remove();
+    page.naming = null;
+    refresh(true);
+  }
+  page.naming = h("form", { class: "note naming", "data-naming": "", onsubmit: give },
+    h("label", { for: "seat-name" }, `${t("table.nameAsk", { name: mine.name || t("seat.n", { n: snap.seat + 1 }) })} `),
+    input, " ", h("button", { type: "submit" }, t("table.nameGive")), said);
+  $("notice").after(page.naming);
+}
+
 // -- start ------------------------------------------------------------------------------------------
 async function start() {
   await loadLanguage();
@@ -582,6 +619,7 @@ async function start() {
       h("ul", {}, invites.map((s) => h("li", {}, `${s.name} (${t("seat.n", { n: s.seat + 1 })}): `,
         h("a", { href: s.link }, s.link))))));
   }
+  if (token && snap.seat !== null) askName(snap);
   followPreviews();
   render();
   $("board").addEventListener("redraw", render); // a renderer's own choice (a card picked) changed the picture
