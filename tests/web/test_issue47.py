@@ -404,3 +404,37 @@ def test_an_invited_person_gives_a_name_and_every_table_shows_it(web, make, scre
     guest.wait_for_selector("body[data-version]")
     assert not guest.locator("[data-naming]").count()  # named, it is not asked again
     shot(guest, f"issue47-named-{screen}-{lang}")
+
+
+def escalate_the_first(seats, first: int = 0) -> dict:
+    """The other seats play hard at ``first`` (all they can steal and provoke, every Mob to it) until it has
+    a decision or the match is over; returns the last snapshot."""
+    for _ in range(500):
+        snap = seats[first].match()
+        if snap["status"] != "active" or first in snap["to_act"]:
+            return snap
+        seat = seats[snap["to_act"][0]]
+        move = max(seat.legal_moves()["moves"], key=lambda m: (m.get("opponent") == first, m.get("option") == "b"))
+        seat.move({k: v["max"] if is_span(v) else v for k, v in move.items()})
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("screen,lang", [("desktop", "en"), ("phone", "de")])
+def test_a_dice_party_that_ends_before_your_first_move_says_why(web, make, screen, lang):
+    """Seats 2 and 3 start (first_seat), send Ann their Mobs, and her first roll escalates her party (seed 2):
+    she never chose anything, and the other two play the round out; the end explains the one-round game."""
+    ref = Referee(web.url)
+    m = ref.create_match("dice_party", 3, [{"name": n} for n in ("Ann", "Bo", "Cy")], options={"first_seat": 1},
+                         seed=2)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    snap = escalate_the_first(seats)
+    assert snap["status"] != "active" and not any(e["type"] == "moved" and e["data"]["seat"] == 0
+                                                  for e in seats[0].events()["events"])
+    page = open_table(make(screen, lang), web.url, m["id"], m["seats"][0]["token"])
+    page.wait_for_selector("table.result")
+    note = page.locator("[data-no-move]")
+    note.wait_for()  # once the page has the match's events (it tells who moved)
+    assert note.is_visible()
+    assert say(page, "result.noMove") in note.inner_text()
+    assert say(page, "result.noMove.dice_party") in note.inner_text()
+    shot(page, f"issue47-dice-party-no-move-{screen}-{lang}")

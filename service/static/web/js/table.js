@@ -88,6 +88,10 @@ function refresh(force = false) {
           render();
         } else {
           renderLog();
+          const snap = shownSnap(); // the events that say nobody here moved came after the end was drawn
+          if (snap.result && unmoved(snap) && !$("result").querySelector("[data-no-move]")) {
+            fill($("result"), renderResult(snap));
+          }
         }
       } catch (problem) {
         if (!(problem instanceof Problem)) throw problem;
@@ -516,6 +520,14 @@ function sentence(event) {
   }
 }
 
+/** A seat that never moved is told why the match ended without it (Dice Party: a round ends when one party
+ * wins it); known once the page holds the match's events, which may come after its end is drawn. */
+function unmoved(snap) {
+  const heard = page.events.some((e) => e.type === "match_created" || e.type === "match_started");
+  const moved = page.events.some((e) => e.type === "moved" && e.data.seat === snap.seat);
+  return snap.seat !== null && heard && !moved && !page.replay;
+}
+
 function renderResult(snap) {
   const { result } = snap;
   const explain = (seat) => (page.game.breakdown ? page.game.breakdown(result.breakdown[seat], talk)
@@ -525,13 +537,9 @@ function renderResult(snap) {
     h("th", { scope: "row" }, talk.name(seat), result.winners.includes(seat) ? ` ★ ${t("result.winner")}` : ""),
     h("td", {}, num(result.scores[seat])),
     h("td", {}, explain(seat)))));
-  // a seat that never moved is told why the match ended without it (Dice Party: a round ends when one party wins it)
-  const heard = page.events.some((e) => e.type === "match_created" || e.type === "match_started");
-  const moved = page.events.some((e) => e.type === "moved" && e.data.seat === snap.seat);
-  const unmoved = snap.seat !== null && heard && !moved && !page.replay;
   return [
     h("h2", {}, t("result.title")),
-    unmoved ? h("p", { class: "note", "data-no-move": "" }, t("result.noMove"),
+    unmoved(snap) ? h("p", { class: "note", "data-no-move": "" }, t("result.noMove"),
       has(`result.noMove.${snap.game}`) ? ` ${t(`result.noMove.${snap.game}`)}` : "") : null,
     h("table", { class: "result" }, h("thead", {}, h("tr", {}, h("th", {}, t("result.place")), h("th", {}, t("result.seat")),
       h("th", {}, t("result.score")), h("th", {}, t("result.how")))), h("tbody", {}, rows)),
