@@ -438,3 +438,66 @@ def test_a_dice_party_that_ends_before_your_first_move_says_why(web, make, scree
     assert say(page, "result.noMove") in note.inner_text()
     assert say(page, "result.noMove.dice_party") in note.inner_text()
     shot(page, f"issue47-dice-party-no-move-{screen}-{lang}")
+
+
+def fill_the_back_row(seats, rng: random.Random, row: int = 4) -> None:
+    """Every seat places its guests in ``row`` while it can (random legal moves otherwise) to the end."""
+    for _ in range(3000):
+        snap = seats[0].match()
+        if snap["status"] != "active":
+            return
+        for s in snap["to_act"]:
+            moves = seats[s].legal_moves()["moves"]
+            if moves:
+                back = [m for m in moves if m.get("row") == row]
+                move = rng.choice(back or moves)
+                seats[s].move({k: v["min"] if is_span(v) else v for k, v in move.items()})
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_picture_perfects_back_row_numbers_are_not_clipped(web, make, screen):
+    """A full back row (row 4, its tallest guests' numbers highest in the picture): each number badge's drawn
+    box, measured in the page, lies inside the photo's drawing and inside the photo as the page shows it."""
+    ref = Referee(web.url)
+    m = ref.create_match("picture_perfect", 2, [{"name": "Ann"}, {"name": "Bob"}], seed=4)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    fill_the_back_row(seats, random.Random(4))
+    photo = requests.get(f"{web.url}/matches/{m['id']}/photos/0", timeout=10).text
+    assert {int(c) for c in re.findall(r"row 4, column (\d)", photo)} == {1, 2, 3, 4}, "the back row is not full"
+    page = open_table(make(screen, "en"), web.url, m["id"], m["seats"][0]["token"])
+    page.wait_for_selector(".photos img[src^='data:']")
+    page.locator(".photos img").first.scroll_into_view_if_needed()
+    # the picture drawn inline over the <img> at its size, so that each badge's box can be measured
+    boxes = page.evaluate("""() => {
+        const img = document.querySelector('.photos img');
+        const shown = img.getBoundingClientRect();
+        const svg = new DOMParser().parseFromString(decodeURIComponent(img.src.split(',')[1]), 'image/svg+xml')
+            .documentElement;
+        const frame = document.createElement('div');
+        frame.style.cssText = `position:fixed;left:${shown.left}px;top:${shown.top}px;width:${shown.width}px`;
+        svg.setAttribute('width', '100%');
+        svg.removeAttribute('height');
+        frame.append(document.importNode(svg, true));
+        document.body.append(frame);
+        const drawn = frame.firstChild.getBoundingClientRect();
+        const badges = [...frame.querySelectorAll('.badge')].map((b) => {
+            const [circle, number] = b.querySelectorAll('circle, text');
+            const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; };
+            return { number: number.textContent, circle: box(circle), text: box(number) };
+        });
+        frame.remove();
+        const clip = getComputedStyle(img.parentElement).overflow;
+        return { shown: [shown.top, shown.bottom, shown.left, shown.right], drawn: [drawn.top, drawn.bottom,
+                 drawn.left, drawn.right], natural: [img.naturalWidth, img.naturalHeight], clip, badges };
+    }""")
+    top, bottom, left, right = boxes["shown"]
+    assert abs(boxes["drawn"][1] - bottom) < 2 and abs(boxes["drawn"][0] - top) < 1  # the same picture, same size
+    width, height = boxes["natural"]
+    assert abs((right - left) / (bottom - top) - width / height) < 0.02  # shown whole, not cropped
+    assert len(boxes["badges"]) >= 4
+    for badge in boxes["badges"]:
+        for t_, b_, l_, r_ in (badge["circle"], badge["text"]):
+            assert top <= t_ and b_ <= bottom and left <= l_ and r_ <= right, badge
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    shot(page, f"issue47-picture-perfect-back-row-{screen}")
