@@ -13,7 +13,7 @@ import requests
 
 from clients.client import Referee
 from service.games.base import is_span
-from tests.web.conftest import shot
+from tests.web.conftest import SHOTS, shot
 from tests.web.test_table import open_table, play_others
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
@@ -466,14 +466,15 @@ def test_picture_perfects_back_row_numbers_are_not_clipped(web, make, screen):
     photo = requests.get(f"{web.url}/matches/{m['id']}/photos/0", timeout=10).text
     assert {int(c) for c in re.findall(r"row 4, column (\d)", photo)} == {1, 2, 3, 4}, "the back row is not full"
     page = open_table(make(screen, "en"), web.url, m["id"], m["seats"][0]["token"])
-    page.wait_for_selector(".photos img[src^='data:']")
+    page.wait_for_function("document.querySelector('.photos img')?.complete && "
+                           "document.querySelector('.photos img').naturalWidth > 0")
     page.locator(".photos img").first.scroll_into_view_if_needed()
     # the picture drawn inline over the <img> at its size, so that each badge's box can be measured
-    boxes = page.evaluate("""() => {
+    boxes = page.evaluate("""async () => {
         const img = document.querySelector('.photos img');
         const shown = img.getBoundingClientRect();
-        const svg = new DOMParser().parseFromString(decodeURIComponent(img.src.split(',')[1]), 'image/svg+xml')
-            .documentElement;
+        const text = await (await fetch(img.src)).text(); // the picture the page shows (a data: URL or the server's)
+        const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
         const frame = document.createElement('div');
         frame.style.cssText = `position:fixed;left:${shown.left}px;top:${shown.top}px;width:${shown.width}px`;
         svg.setAttribute('width', '100%');
@@ -501,3 +502,15 @@ def test_picture_perfects_back_row_numbers_are_not_clipped(web, make, screen):
             assert top <= t_ and b_ <= bottom and left <= l_ and r_ <= right, badge
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
     shot(page, f"issue47-picture-perfect-back-row-{screen}")
+    # enlarged: the photo's top (the back row's numbers) is in sight in the dialog, not scrolled away
+    page.locator("[data-enlarge='0']").click()
+    page.wait_for_function("document.querySelector('dialog.photo-large img')?.complete && "
+                           "document.querySelector('dialog.photo-large img').naturalWidth > 0")
+    page.wait_for_timeout(200)
+    seen = page.evaluate("""() => {
+        const dialog = document.querySelector('dialog.photo-large'), img = dialog.querySelector('img');
+        const d = dialog.getBoundingClientRect(), i = img.getBoundingClientRect();
+        return { dialog: [d.top, d.bottom], img: [i.top, i.bottom], height: innerHeight };
+    }""")
+    page.screenshot(path=str(SHOTS / f"issue47-picture-perfect-enlarged-{screen}.png"))  # what is in sight
+    assert seen["dialog"][0] >= 0 and seen["img"][0] >= seen["dialog"][0] - 1, seen
