@@ -254,9 +254,11 @@ def test_the_lobby_counts_its_games_and_keeps_developer_links_off_a_phones_first
     assert page.locator("header.bar").bounding_box()["height"] < 667 / 6
 
 
-def test_the_favicon_is_where_browsers_ask(http):
-    icon = http.get("/favicon.ico")
-    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml" and b"<svg" in icon.data
+def test_the_favicon_is_where_browsers_ask(web):
+    """Asked of the served process (as a browser asks), so that REFEREE_TEST_TREE checks an older server too."""
+    icon = requests.get(f"{web.url}/favicon.ico", timeout=10)
+    assert icon.status_code == 200 and icon.headers["Content-Type"].startswith("image/svg+xml")
+    assert b"<svg" in icon.content
 
 
 # -- 4: Picture Perfect's end photos -----------------------------------------------------------------------
@@ -384,8 +386,8 @@ def test_an_invited_person_gives_a_name_and_every_table_shows_it(web, make, scre
     host_ctx.add_init_script("localStorage.setItem('referee.name', 'Ann')")  # who created it in the lobby
     guest_ctx.add_init_script("localStorage.getItem('referee.name') || localStorage.setItem('referee.name', 'Bea')")
     host = open_table(host_ctx, web.url, m["id"], m["seats"][0]["token"])
-    guest = open_table(guest_ctx, web.url, m["id"], m["seats"][1]["token"])
-    assert not host.locator("[data-naming]").count()  # Ann's own name is her seat's
+    guest = open_table(guest_ctx, web.url, m["id"], m["seats"][1]["token"] + "&invite=1")  # the lobby's link
+    assert not host.locator("[data-naming]").count()  # Ann's own link, and her own name
     form = guest.locator("[data-naming]")
     assert "Player 2" in form.inner_text() and guest.locator("#seat-name").input_value() == "Bea"
     box, width = form.bounding_box(), guest.evaluate("document.documentElement.clientWidth")

@@ -554,8 +554,9 @@ function storedName() {
   try { return localStorage.getItem(NAME_KEY) || ""; } catch { return ""; }
 }
 
-/** An invited seat carries the name its inviter typed ("Player 2"); its holder is asked for theirs,
- * prefilled from the lobby's, and everyone's table shows it once given (the event seat_named). */
+/** An invited seat carries the name its inviter typed ("Player 2"); its holder (the link says ``invite``) is
+ * asked for theirs unless this browser plays under that name already, prefilled from the lobby's, and
+ * everyone's table shows it once given (the event seat_named). */
 function askName(snap) {
   const mine = snap.seats[snap.seat];
   if (["finished", "aborted"].includes(snap.status) || mine.bot || mine.name === storedName()) return;
@@ -627,7 +628,7 @@ async function start() {
       h("ul", {}, invites.map((s) => h("li", {}, `${s.name} (${t("seat.n", { n: s.seat + 1 })}): `,
         h("a", { href: s.link }, s.link))))));
   }
-  if (token && snap.seat !== null) askName(snap);
+  if (token && snap.seat !== null && fragment.has("invite")) askName(snap); // a link the lobby made for a guest
   followPreviews();
   render();
   $("board").addEventListener("redraw", render); // a renderer's own choice (a card picked) changed the picture
