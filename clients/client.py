@@ -109,6 +109,10 @@ class Referee:
             body["seat"] = seat
         return self.request("POST", f"/matches/{match_id}/join", json=body)
 
+    def name_seat(self, match_id: str, seat: int, token: str, name: str) -> dict:
+        """Give one's own seat (``token``'s) the name its holder plays under."""
+        return self.request("PATCH", f"/matches/{match_id}/seats/{seat}", token, json={"name": name})
+
     def match(self, match_id: str, token: str | None = None, since: int | None = None, wait: float = 0,
               legal_moves: bool = False) -> dict:
         """The match as the token's seat sees it; with ``since``, held until the version passes it or

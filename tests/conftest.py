@@ -93,10 +93,14 @@ class Server:
                     **(env or {})}
         # the server's log goes to a file (a pipe nobody reads would fill up and stall the server)
         self.log = tempfile.NamedTemporaryFile(prefix=f"referee-serve-{self.port}-", suffix=".log", delete=False)
+        # REFEREE_TEST_TREE: another checkout (with a .venv of its own) serves instead, so that today's tests can
+        # be run against an older server (docs/testing.md: does a new test fail on the code before its fix?)
+        tree = Path(os.environ.get("REFEREE_TEST_TREE") or ROOT)
+        python = tree / ".venv/bin/python" if tree != ROOT else Path(sys.executable)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "clients.cli", "serve", "--port", str(self.port), "--workers", str(workers),
+            [str(python), "-m", "clients.cli", "serve", "--port", str(self.port), "--workers", str(workers),
              "--processes", "2"],
-            cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=self.log)
+            cwd=tree, env=full_env, stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 30
         while True:
             try:

@@ -195,6 +195,12 @@ class SeatJoinedData(Schema):
     name = fields.String(required=True)
 
 
+class SeatNamedData(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True, metadata={"description": "The name the seat's holder gave it."})
+    before = fields.String(required=True, allow_none=True, metadata={"description": "The seat's name until then."})
+
+
 class NoData(Schema):
     pass
 
@@ -234,6 +240,7 @@ def _referee_events(game: Game) -> dict[str, type[Schema]]:
         "match_created": type(f"{g}MatchCreatedData", (MatchCreatedData,),
                               {"options": fields.Nested(game.Options, required=True)}),
         "seat_joined": SeatJoinedData,
+        "seat_named": SeatNamedData,
         "match_started": MatchStartedData,
         "moved": type(f"{g}MovedData", (MovedData,), {"move": move_field(game, required=True)}),
         "match_scoring": NoData,

@@ -1,4 +1,4 @@
-"""Matches: create, join, read a seat's view (long-poll), legal moves, moves, events, result, abort."""
+"""Matches: create, join, name a seat, read a seat's view (long-poll), legal moves, moves, events, result, abort."""
 
 from __future__ import annotations
 
@@ -166,10 +166,21 @@ class CreatedMatchSchema(Schema):
     webhook = fields.Nested(WebhookCreatedSchema, metadata={"description": "When one was asked for."})
 
 
-class JoinSchema(Schema):
+class SeatNameSchema(Schema):
+    """The name a person plays under: the same for joining a seat and for naming one's own seat."""
     name = text(40, required=True)
+
+
+class JoinSchema(SeatNameSchema):
     seat = integer(0, 15, strict=True, load_default=None, allow_none=True,
                    metadata={"description": "Default: the first open seat."})
+
+
+class SeatNamedSchema(Schema):
+    id = fields.String(required=True)
+    version = integer(required=True, metadata={"description": "The match's version after the name was given."})
+    seat = integer(required=True)
+    name = fields.String(required=True)
 
 
 class JoinedSchema(Schema):
@@ -444,6 +455,19 @@ class Join(MethodView):
     def post(self, body, match_id: str):
         """Claim an open seat and get its token; the match starts when the last seat is filled."""
         return referee().join(match_id, body["name"], body.get("seat"))
+
+
+@blp.route("/<string:match_id>/seats/<int(max=15):seat>")
+class SeatName(MethodView):
+    @blp.arguments(SeatNameSchema())
+    @blp.response(200, SeatNamedSchema)
+    @blp.doc(operationId="nameSeat", security=BEARER)
+    @problems(blp, "invalid_body", *MATCH_ERRORS, "not_a_seat", "not_your_seat", "match_over", "body_too_large",
+              "busy")
+    def patch(self, body, match_id: str, seat: int):
+        """Name your own seat (its seat token): an invited seat carries the name its inviter gave it; the
+        other seats hear `seat_named`."""
+        return referee().rename(match_id, bearer(), seat, body["name"])
 
 
 @blp.route("/<string:match_id>/legal-moves")

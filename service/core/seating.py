@@ -1,5 +1,5 @@
 """Who sits where, from a match's creation to its rematch: create (seats, bots, clock, webhook), join,
-away and back, abort, rematch.
+a seat's name, away and back, abort, rematch.
 
 Apart from the move's path because these commits change the seats and the match's life, never the game's
 state; they are the only part that makes new matches (``_new_match``).
@@ -134,6 +134,26 @@ class Seating(Capacity, Hooks):
 
         match, chosen = self._commit(match_id, decide)
         return {"id": match_id, "seat": chosen, "name": name, "token": token, "status": match.status}
+
+    def rename(self, match_id: str, token: str | None, seat: int, name: str) -> dict:
+        """Name the caller's own seat: an invited person's seat was named by whoever created the match
+        ("Player 2"), so its holder gives the name it plays under; an event tells the other seats."""
+        def decide(match: Match) -> dict:
+            if self._player_seat(match, token) != seat:
+                raise Problem("not_your_seat", f"This token is not seat {seat}'s; a person names only their own seat.")
+            if match.status.over:
+                raise Problem("match_over", f"The match is {match.status}; its seats' names are final.")
+            entry = match.meta["seats"][seat]
+            before = entry["name"]
+            if name != before:
+                entry["name"] = name
+                match.meta_changed = True
+                match.emit([{"type": "seat_named", "data": {"seat": seat, "name": name, "before": before},
+                             "to": "all"}])
+            return {"seat": seat, "name": name}
+
+        match, out = self._commit(match_id, decide)
+        return {"id": match_id, "version": match.version, **out}
 
     def abort(self, match_id: str, token: str | None) -> dict:
         def decide(match: Match) -> None:

@@ -16,6 +16,7 @@ CODES: dict[str, tuple[int, str]] = {
     "bad_ticket": (401, "Unknown or expired stream ticket"),
     "not_host": (403, "Only the host may do this"),
     "not_a_seat": (403, "This needs a seat token"),
+    "not_your_seat": (403, "A seat token changes only its own seat"),
     "invalid_cursor": (422, "The listing cursor is not valid"),
     "invalid_options": (422, "The options or player count do not describe a playable match"),
     "unknown_bot": (422, "No such bot for this game"),

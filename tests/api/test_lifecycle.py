@@ -360,3 +360,33 @@ def test_a_finished_match_replays_step_by_step_as_a_spectator_saw_it(isolated, h
     assert answer.status_code == 200 and answer.json["view"] == json.loads(json.dumps(views[1]))
     assert answer.json["to_act"] == [1]
     problem(http.get(f"/matches/{mid}/replay?step=-1"), 422, "invalid_body")
+
+
+def test_an_invited_seat_names_itself_only_its_own_and_the_others_hear_it(http):
+    """An invited person's seat carries its inviter's name ("Player 2") until its holder gives one."""
+    m = create(http, seats=[{"name": "ann"}, {"name": "Player 2"}, {}], players=3, game="dice_party")
+    mid, ann, guest = m["id"], m["seats"][0]["token"], m["seats"][1]["token"]
+    path = f"/matches/{mid}/seats/1"
+    before = http.get(f"/matches/{mid}", headers=auth(ann)).json
+    problem(http.patch(path, json={"name": "Bea"}), 401, "bad_token")
+    problem(http.patch(path, json={"name": "Bea"}, headers=auth(m["host_token"])), 403, "not_a_seat")
+    problem(http.patch(path, json={"name": "Bea"}, headers=auth(ann)), 403, "not_your_seat")
+    for body in ({}, {"name": ""}, {"name": "x" * 41}, {"name": "a\nb"}, {"name": 7}):  # as join refuses them
+        problem(http.patch(path, json=body, headers=auth(guest)), 422, "invalid_body")
+        problem(http.post(f"/matches/{mid}/join", json=body), 422, "invalid_body")
+    problem(http.patch(f"/matches/nope{mid}/seats/1", json={"name": "Bea"}, headers=auth(guest)), 404, "unknown_match")
+    assert http.get(f"/matches/{mid}", headers=auth(ann)).json == before
+
+    named = http.patch(path, json={"name": "Bea"}, headers=auth(guest))
+    assert named.status_code == 200 and named.json == {"id": mid, "version": 2, "seat": 1, "name": "Bea"}
+    view = http.get(f"/matches/{mid}", headers=auth(ann)).json
+    assert [s["name"] for s in view["seats"]] == ["ann", "Bea", None] and view["status"] == "waiting"
+    events = http.get(f"/matches/{mid}/events", headers=auth(ann)).json["events"]
+    assert events[-1]["type"] == "seat_named" and events[-1]["data"] == {"seat": 1, "name": "Bea", "before": "Player 2"}
+
+    joined = http.post(f"/matches/{mid}/join", json={"name": "cid"}).json  # a joined seat names itself too
+    assert http.patch(f"/matches/{mid}/seats/2", json={"name": "Cid"}, headers=auth(joined["token"])).status_code == 200
+    assert http.get(f"/matches/{mid}", headers=auth(ann)).json["seats"][2]["name"] == "Cid"
+    assert http.delete(f"/matches/{mid}", headers=auth(m["host_token"])).json["status"] == "aborted"
+    problem(http.patch(path, json={"name": "Bo"}, headers=auth(guest)), 409, "match_over")
+    assert http.get(f"/matches/{mid}", headers=auth(ann)).json["seats"][1]["name"] == "Bea"

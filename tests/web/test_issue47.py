@@ -13,7 +13,7 @@ import requests
 
 from clients.client import Referee
 from service.games.base import is_span
-from tests.web.conftest import shot
+from tests.web.conftest import SHOTS, shot
 from tests.web.test_table import open_table, play_others
 
 DESKTOP = {"viewport": {"width": 1280, "height": 800}}
@@ -254,9 +254,11 @@ def test_the_lobby_counts_its_games_and_keeps_developer_links_off_a_phones_first
     assert page.locator("header.bar").bounding_box()["height"] < 667 / 6
 
 
-def test_the_favicon_is_where_browsers_ask(http):
-    icon = http.get("/favicon.ico")
-    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml" and b"<svg" in icon.data
+def test_the_favicon_is_where_browsers_ask(web):
+    """Asked of the served process (as a browser asks), so that REFEREE_TEST_TREE checks an older server too."""
+    icon = requests.get(f"{web.url}/favicon.ico", timeout=10)
+    assert icon.status_code == 200 and icon.headers["Content-Type"].startswith("image/svg+xml")
+    assert b"<svg" in icon.content
 
 
 # -- 4: Picture Perfect's end photos -----------------------------------------------------------------------
@@ -372,3 +374,145 @@ def test_super_blatts_cards_keep_their_words_on_a_phone(web, make):
         return next && next.getBoundingClientRect().top < r.bottom - 1;
     }).map(card => card.innerText)""")
     assert hidden == []
+
+
+@pytest.mark.parametrize("screen,lang", [("desktop", "en"), ("phone", "de")])
+def test_an_invited_person_gives_a_name_and_every_table_shows_it(web, make, screen, lang):
+    """The lobby names an invited seat "Player 2"; its table asks for the person's name, prefilled from the
+    lobby's (localStorage), and the inviter's table shows the new name without a reload."""
+    ref = Referee(web.url)
+    m = ref.create_match("super_blatt", 2, [{"name": "Ann"}, {"name": "Player 2"}], options={"first_seat": 0}, seed=3)
+    host_ctx, guest_ctx = make(screen, lang), make(screen, lang)
+    host_ctx.add_init_script("localStorage.setItem('referee.name', 'Ann')")  # who created it in the lobby
+    guest_ctx.add_init_script("localStorage.getItem('referee.name') || localStorage.setItem('referee.name', 'Bea')")
+    host = open_table(host_ctx, web.url, m["id"], m["seats"][0]["token"])
+    guest = open_table(guest_ctx, web.url, m["id"], m["seats"][1]["token"] + "&invite=1")  # the lobby's link
+    assert not host.locator("[data-naming]").count()  # Ann's own link, and her own name
+    form = guest.locator("[data-naming]")
+    assert "Player 2" in form.inner_text() and guest.locator("#seat-name").input_value() == "Bea"
+    box, width = form.bounding_box(), guest.evaluate("document.documentElement.clientWidth")
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width  # on a phone too
+    shot(guest, f"issue47-name-asked-{screen}-{lang}")
+    guest.locator("#seat-name").fill("Beatrix")
+    guest.get_by_role("button", name=say(guest, "table.nameGive")).click()
+    guest.wait_for_selector("[data-naming]", state="detached")
+    for page in (host, guest):
+        page.wait_for_function("document.querySelector('#seats').innerText.includes('Beatrix')")
+        assert "Player 2" not in page.locator("#seats").inner_text()
+    host.wait_for_function("document.querySelector('#log').innerText.includes('Beatrix')")
+    assert say(host, "log.seat_named", before="Player 2", name="Beatrix") in host.locator("#log").inner_text()
+    assert guest.evaluate("localStorage.getItem('referee.name')") == "Beatrix"
+    guest.reload()
+    guest.wait_for_selector("body[data-version]")
+    assert not guest.locator("[data-naming]").count()  # named, it is not asked again
+    shot(guest, f"issue47-named-{screen}-{lang}")
+
+
+def escalate_the_first(seats, first: int = 0) -> dict:
+    """The other seats play hard at ``first`` (all they can steal and provoke, every Mob to it) until it has
+    a decision or the match is over; returns the last snapshot."""
+    for _ in range(500):
+        snap = seats[first].match()
+        if snap["status"] != "active" or first in snap["to_act"]:
+            return snap
+        seat = seats[snap["to_act"][0]]
+        move = max(seat.legal_moves()["moves"], key=lambda m: (m.get("opponent") == first, m.get("option") == "b"))
+        seat.move({k: v["max"] if is_span(v) else v for k, v in move.items()})
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("screen,lang", [("desktop", "en"), ("phone", "de")])
+def test_a_dice_party_that_ends_before_your_first_move_says_why(web, make, screen, lang):
+    """Seats 2 and 3 start (first_seat), send Ann their Mobs, and her first roll escalates her party (seed 2):
+    she never chose anything, and the other two play the round out; the end explains the one-round game."""
+    ref = Referee(web.url)
+    m = ref.create_match("dice_party", 3, [{"name": n} for n in ("Ann", "Bo", "Cy")], options={"first_seat": 1},
+                         seed=2)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    snap = escalate_the_first(seats)
+    assert snap["status"] != "active" and not any(e["type"] == "moved" and e["data"]["seat"] == 0
+                                                  for e in seats[0].events()["events"])
+    page = open_table(make(screen, lang), web.url, m["id"], m["seats"][0]["token"])
+    page.wait_for_selector("table.result")
+    note = page.locator("[data-no-move]")
+    note.wait_for()  # once the page has the match's events (it tells who moved)
+    assert note.is_visible()
+    assert say(page, "result.noMove") in note.inner_text()
+    assert say(page, "result.noMove.dice_party") in note.inner_text()
+    shot(page, f"issue47-dice-party-no-move-{screen}-{lang}")
+
+
+def fill_the_back_row(seats, rng: random.Random, row: int = 4) -> None:
+    """Every seat places its guests in ``row`` while it can (random legal moves otherwise) to the end."""
+    for _ in range(3000):
+        snap = seats[0].match()
+        if snap["status"] != "active":
+            return
+        for s in snap["to_act"]:
+            moves = seats[s].legal_moves()["moves"]
+            if moves:
+                back = [m for m in moves if m.get("row") == row]
+                move = rng.choice(back or moves)
+                seats[s].move({k: v["min"] if is_span(v) else v for k, v in move.items()})
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_picture_perfects_back_row_numbers_are_not_clipped(web, make, screen):
+    """A full back row (row 4, its tallest guests' numbers highest in the picture): each number badge's drawn
+    box, measured in the page, lies inside the photo's drawing and inside the photo as the page shows it."""
+    ref = Referee(web.url)
+    m = ref.create_match("picture_perfect", 2, [{"name": "Ann"}, {"name": "Bob"}], seed=4)
+    seats = [ref.seat(m["id"], s["token"]) for s in m["seats"]]
+    fill_the_back_row(seats, random.Random(4))
+    photo = requests.get(f"{web.url}/matches/{m['id']}/photos/0", timeout=10).text
+    assert {int(c) for c in re.findall(r"row 4, column (\d)", photo)} == {1, 2, 3, 4}, "the back row is not full"
+    page = open_table(make(screen, "en"), web.url, m["id"], m["seats"][0]["token"])
+    page.wait_for_function("document.querySelector('.photos img')?.complete && "
+                           "document.querySelector('.photos img').naturalWidth > 0")
+    page.locator(".photos img").first.scroll_into_view_if_needed()
+    # the picture drawn inline over the <img> at its size, so that each badge's box can be measured
+    boxes = page.evaluate("""async () => {
+        const img = document.querySelector('.photos img');
+        const shown = img.getBoundingClientRect();
+        const text = await (await fetch(img.src)).text(); // the picture the page shows (a data: URL or the server's)
+        const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+        const frame = document.createElement('div');
+        frame.style.cssText = `position:fixed;left:${shown.left}px;top:${shown.top}px;width:${shown.width}px`;
+        svg.setAttribute('width', '100%');
+        svg.removeAttribute('height');
+        frame.append(document.importNode(svg, true));
+        document.body.append(frame);
+        const drawn = frame.firstChild.getBoundingClientRect();
+        const badges = [...frame.querySelectorAll('.badge')].map((b) => {
+            const [circle, number] = b.querySelectorAll('circle, text');
+            const box = (el) => { const r = el.getBoundingClientRect(); return [r.top, r.bottom, r.left, r.right]; };
+            return { number: number.textContent, circle: box(circle), text: box(number) };
+        });
+        frame.remove();
+        const clip = getComputedStyle(img.parentElement).overflow;
+        return { shown: [shown.top, shown.bottom, shown.left, shown.right], drawn: [drawn.top, drawn.bottom,
+                 drawn.left, drawn.right], natural: [img.naturalWidth, img.naturalHeight], clip, badges };
+    }""")
+    top, bottom, left, right = boxes["shown"]
+    assert abs(boxes["drawn"][1] - bottom) < 2 and abs(boxes["drawn"][0] - top) < 1  # the same picture, same size
+    width, height = boxes["natural"]
+    assert abs((right - left) / (bottom - top) - width / height) < 0.02  # shown whole, not cropped
+    assert len(boxes["badges"]) >= 4
+    for badge in boxes["badges"]:
+        for t_, b_, l_, r_ in (badge["circle"], badge["text"]):
+            assert top <= t_ and b_ <= bottom and left <= l_ and r_ <= right, badge
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+    shot(page, f"issue47-picture-perfect-back-row-{screen}")
+    # enlarged: the photo's top (the back row's numbers) is in sight in the dialog, not scrolled away
+    page.locator("[data-enlarge='0']").click()
+    page.wait_for_function("document.querySelector('dialog.photo-large img')?.complete && "
+                           "document.querySelector('dialog.photo-large img').naturalWidth > 0")
+    page.wait_for_timeout(200)
+    seen = page.evaluate("""() => {
+        const dialog = document.querySelector('dialog.photo-large'), img = dialog.querySelector('img');
+        const d = dialog.getBoundingClientRect(), i = img.getBoundingClientRect();
+        return { dialog: [d.top, d.bottom], img: [i.top, i.bottom], height: innerHeight };
+    }""")
+    page.screenshot(path=str(SHOTS / f"issue47-picture-perfect-enlarged-{screen}.png"))  # what is in sight
+    assert seen["dialog"][0] >= 0 and seen["img"][0] >= seen["dialog"][0] - 1, seen

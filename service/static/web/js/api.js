@@ -43,6 +43,8 @@ export async function call(method, path, { token, body } = {}) {
 export const get = (path, token) => call("GET", path, { token });
 export const post = (path, body, token) => call("POST", path, { token, body });
 
-/** The link that gives a seat its table: the token rides in the fragment, never sent to the server. */
-export const seatLink = (matchId, token) =>
-  `${location.origin}/matches/${matchId}/table` + (token ? `#token=${encodeURIComponent(token)}` : "#watch");
+/** The link that gives a seat its table: the token rides in the fragment, never sent to the server; an
+ * invitation's link says so (``invite``), and its table asks the person for their name. */
+export const seatLink = (matchId, token, invite = false) =>
+  `${location.origin}/matches/${matchId}/table` + (token ? `#token=${encodeURIComponent(token)}` : "#watch")
+  + (token && invite ? "&invite=1" : "");

@@ -108,7 +108,7 @@ async function create(event) {
       listed: form.elements.listed.checked });
     const mine = match.seats.find((s) => s.token && selects[s.seat].value === "me");
     const invites = match.seats.filter((s) => s.token && s !== mine)
-      .map((s) => ({ seat: s.seat, name: s.name, link: seatLink(match.id, s.token) }));
+      .map((s) => ({ seat: s.seat, name: s.name, link: seatLink(match.id, s.token, true) }));
     if (mine) { // to your table; the links for the others wait there for you to send
       try { sessionStorage.setItem(`referee.invites.${match.id}`, JSON.stringify(invites)); } catch { /* shown here only */ }
       location.assign(seatLink(match.id, mine.token));

@@ -7,6 +7,7 @@ import { botName, t } from "./i18n.js";
 export const COMMON = {
   match_created: (d) => t("log.match_created", { n: d.players }),
   seat_joined: (d, x) => t("log.seat_joined", { name: x.name(d.seat), seat: d.seat + 1 }),
+  seat_named: (d, x) => t("log.seat_named", { before: d.before ?? t("seat.n", { n: d.seat + 1 }), name: x.name(d.seat) }),
   match_started: () => t("log.match_started"),
   moved: (d, x) => t("log.moved", { name: x.name(d.seat), move: describeMove(d.move) }),
   match_scoring: () => t("log.match_scoring"),

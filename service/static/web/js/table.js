@@ -2,7 +2,7 @@
 // live updates and the end.  Each game's picture is its own module in its package (table.js, served at
 // /games/{game}/table.js); every word comes from the language's catalogue (./i18n.js).
 
-import { get, post, Problem } from "./api.js";
+import { call, get, post, Problem } from "./api.js";
 import { fill, h, languageSwitch, num, readable } from "./dom.js";
 import { botName, capital, has, loadGameWords, loadLanguage, seatName, speak, t } from "./i18n.js";
 import { follow } from "./live.js";
@@ -88,6 +88,10 @@ function refresh(force = false) {
           render();
         } else {
           renderLog();
+          const snap = shownSnap(); // the events that say nobody here moved came after the end was drawn
+          if (snap.result && unmoved(snap) && !$("result").querySelector("[data-no-move]")) {
+            fill($("result"), renderResult(snap));
+          }
         }
       } catch (problem) {
         if (!(problem instanceof Problem)) throw problem;
@@ -247,6 +251,7 @@ function shownSnap() {
 
 function render() {
   const snap = shownSnap();
+  if (page.naming && ["finished", "aborted"].includes(page.snap.status)) page.naming.remove(); // names are final
   if (page.snap.status !== page.prefsFor) { // "Notify me" goes once the match is over
     page.prefsFor = page.snap.status;
     renderPrefs();
@@ -515,6 +520,14 @@ function sentence(event) {
   }
 }
 
+/** A seat that never moved is told why the match ended without it (Dice Party: a round ends when one party
+ * wins it); known once the page holds the match's events, which may come after its end is drawn. */
+function unmoved(snap) {
+  const heard = page.events.some((e) => e.type === "match_created" || e.type === "match_started");
+  const moved = page.events.some((e) => e.type === "moved" && e.data.seat === snap.seat);
+  return snap.seat !== null && heard && !moved && !page.replay;
+}
+
 function renderResult(snap) {
   const { result } = snap;
   const explain = (seat) => (page.game.breakdown ? page.game.breakdown(result.breakdown[seat], talk)
@@ -524,18 +537,51 @@ function renderResult(snap) {
     h("th", { scope: "row" }, talk.name(seat), result.winners.includes(seat) ? ` ★ ${t("result.winner")}` : ""),
     h("td", {}, num(result.scores[seat])),
     h("td", {}, explain(seat)))));
-  // a seat that never moved is told why the match ended without it (Dice Party: a round ends when one party wins it)
-  const heard = page.events.some((e) => e.type === "match_created" || e.type === "match_started");
-  const moved = page.events.some((e) => e.type === "moved" && e.data.seat === snap.seat);
-  const unmoved = snap.seat !== null && heard && !moved && !page.replay;
   return [
     h("h2", {}, t("result.title")),
-    unmoved ? h("p", { class: "note", "data-no-move": "" }, t("result.noMove"),
+    unmoved(snap) ? h("p", { class: "note", "data-no-move": "" }, t("result.noMove"),
       has(`result.noMove.${snap.game}`) ? ` ${t(`result.noMove.${snap.game}`)}` : "") : null,
     h("table", { class: "result" }, h("thead", {}, h("tr", {}, h("th", {}, t("result.place")), h("th", {}, t("result.seat")),
       h("th", {}, t("result.score")), h("th", {}, t("result.how")))), h("tbody", {}, rows)),
     page.game.finale ? page.game.finale({ ...talk, snap, matchId }) : null,
   ];
+}
+
+// -- your name ----------------------------------------------------------------------------------------
+const NAME_KEY = "referee.name"; // the lobby's: the name this browser last played under
+
+function storedName() {
+  try { return localStorage.getItem(NAME_KEY) || ""; } catch { return ""; }
+}
+
+/** An invited seat carries the name its inviter typed ("Player 2"); its holder (the link says ``invite``) is
+ * asked for theirs unless this browser plays under that name already, prefilled from the lobby's, and
+ * everyone's table shows it once given (the event seat_named). */
+function askName(snap) {
+  const mine = snap.seats[snap.seat];
+  if (["finished", "aborted"].includes(snap.status) || mine.bot || mine.name === storedName()) return;
+  const input = h("input", { id: "seat-name", name: "name", maxlength: 40, required: true, autocomplete: "nickname",
+    value: storedName(), placeholder: t("lobby.namePlaceholder") });
+  const said = h("span", { class: "problem", role: "alert" });
+  async function give(event) {
+    event.preventDefault();
+    const name = input.value.trim();
+    if (!name) return input.focus();
+    try {
+      await call("PATCH", `/matches/${encodeURIComponent(matchId)}/seats/${snap.seat}`, { token, body: { name } });
+    } catch (problem) {
+      if (!(problem instanceof Problem)) throw problem;
+      return fill(said, ` ${problem.text}`);
+    }
+    try { localStorage.setItem(NAME_KEY, name); } catch { /* not remembered */ }
+    page.naming.remove();
+    page.naming = null;
+    refresh(true);
+  }
+  page.naming = h("form", { class: "note naming", "data-naming": "", onsubmit: give },
+    h("label", { for: "seat-name" }, `${t("table.nameAsk", { name: mine.name || t("seat.n", { n: snap.seat + 1 }) })} `),
+    input, " ", h("button", { type: "submit" }, t("table.nameGive")), said);
+  $("notice").after(page.naming);
 }
 
 // -- start ------------------------------------------------------------------------------------------
@@ -582,6 +628,7 @@ async function start() {
       h("ul", {}, invites.map((s) => h("li", {}, `${s.name} (${t("seat.n", { n: s.seat + 1 })}): `,
         h("a", { href: s.link }, s.link))))));
   }
+  if (token && snap.seat !== null && fragment.has("invite")) askName(snap); // a link the lobby made for a guest
   followPreviews();
   render();
   $("board").addEventListener("redraw", render); // a renderer's own choice (a card picked) changed the picture
