@@ -2,7 +2,7 @@
 // live updates and the end.  Each game's picture is its own module in its package (table.js, served at
 // /games/{game}/table.js); every word comes from the language's catalogue (./i18n.js).
 
-import { call, get, post, Problem } from "./api.js";
+import { get, post, Problem } from "./api.js";
 import { fill, h, languageSwitch, num, readable } from "./dom.js";
 import { botName, capital, has, loadGameWords, loadLanguage, seatName, speak, t } from "./i18n.js";
 import { follow } from "./live.js";
@@ -547,43 +547,6 @@ function renderResult(snap) {
   ];
 }
 
-// -- your name ----------------------------------------------------------------------------------------
-const NAME_KEY = "referee.name"; // the lobby's: the name this browser last played under
-
-function storedName() {
-  try { return localStorage.getItem(NAME_KEY) || ""; } catch { return ""; }
-}
-
-/** An invited seat carries the name its inviter typed ("Player 2"); its holder (the link says ``invite``) is
- * asked for theirs unless this browser plays under that name already, prefilled from the lobby's, and
- * everyone's table shows it once given (the event seat_named). */
-function askName(snap) {
-  const mine = snap.seats[snap.seat];
-  if (["finished", "aborted"].includes(snap.status) || mine.bot || mine.name === storedName()) return;
-  const input = h("input", { id: "seat-name", name: "name", maxlength: 40, required: true, autocomplete: "nickname",
-    value: storedName(), placeholder: t("lobby.namePlaceholder") });
-  const said = h("span", { class: "problem", role: "alert" });
-  async function give(event) {
-    event.preventDefault();
-    const name = input.value.trim();
-    if (!name) return input.focus();
-    try {
-      await call("PATCH", `/matches/${encodeURIComponent(matchId)}/seats/${snap.seat}`, { token, body: { name } });
-    } catch (problem) {
-      if (!(problem instanceof Problem)) throw problem;
-      return fill(said, ` ${problem.text}`);
-    }
-    try { localStorage.setItem(NAME_KEY, name); } catch { /* not remembered */ }
-    page.naming.remove();
-    page.naming = null;
-    refresh(true);
-  }
-  page.naming = h("form", { class: "note naming", "data-naming": "", onsubmit: give },
-    h("label", { for: "seat-name" }, `${t("table.nameAsk", { name: mine.name || t("seat.n", { n: snap.seat + 1 }) })} `),
-    input, " ", h("button", { type: "submit" }, t("table.nameGive")), said);
-  $("notice").after(page.naming);
-}
-
 // -- start ------------------------------------------------------------------------------------------
 async function start() {
   await loadLanguage();
@@ -628,7 +591,11 @@ async function start() {
       h("ul", {}, invites.map((s) => h("li", {}, `${s.name} (${t("seat.n", { n: s.seat + 1 })}): `,
         h("a", { href: s.link }, s.link))))));
   }
-  if (token && snap.seat !== null && fragment.has("invite")) askName(snap); // a link the lobby made for a guest
+  if (token && snap.seat !== null && fragment.has("invite")) { // a link the lobby made for a guest
+    const { askName } = await import("./naming.js");
+    page.naming = askName(snap, matchId, token, () => { page.naming.remove(); page.naming = null; refresh(true); });
+    if (page.naming) $("notice").after(page.naming);
+  }
   followPreviews();
   render();
   $("board").addEventListener("redraw", render); // a renderer's own choice (a card picked) changed the picture
