@@ -418,8 +418,11 @@ class Front:
         request = wsgi.Request(scope["method"], path, query, version, headers, b"",
                                f"{client[0]}:{client[1]}", f"{server[0]}:{server[1]}")
         length = request.header("content-length")
-        if length is None and request.header("transfer-encoding") is None:
-            return request  # no body (a GET, say): nothing to read
+        chunked = request.header("transfer-encoding") is not None
+        if (length is None or length == "0") and not chunked:
+            # no body (a GET, say; many clients send "Content-Length: 0" with one): nothing to read.  Asking the
+            # server for an empty body costs a hand-off between its thread and this loop (~20 µs of CPU a request)
+            return request
         if length is not None and length.isdigit() and int(length) > self.settings.max_body:
             request.cut = True  # Flask answers 413 from the declared length; the body is never read
             return request
