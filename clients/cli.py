@@ -132,7 +132,8 @@ def cmd_serve(args) -> int:
             return 2
         embedded = EmbeddedRedis(args.data, port=args.redis_port, maxmemory=Settings.from_env().store_max_memory)
         try:
-            url = embedded.start()
+            embedded.start()
+            url = embedded.local_url  # every process of `referee serve` runs on this host
         except RuntimeError as exc:
             embedded.close()
             holder.close()

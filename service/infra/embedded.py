@@ -64,6 +64,23 @@ class EmbeddedRedis:
     def url(self) -> str:
         return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
 
+    #: sun_path holds 108 bytes: a folder deeper than this keeps to TCP alone
+    SOCKET_PATH_MOST = 100
+
+    @property
+    def socket(self) -> Path | None:
+        """The server's Unix socket, beside its data (the folder is 0700): a round trip through it costs both
+        processes less CPU than loopback TCP (no TCP stack; about 8 us less a command, both sides together)."""
+        path = self.data_dir / "server.sock"
+        return path if len(str(path)) <= self.SOCKET_PATH_MOST else None
+
+    @property
+    def local_url(self) -> str:
+        """The URL for processes of this host: the Unix socket when there is one, else ``url`` (TCP, which
+        also stays open for tools such as redis-cli)."""
+        socket = self.socket
+        return f"unix://:{self.password}@{socket}?db=0" if socket is not None else self.url
+
     @staticmethod
     def url_of(data_dir: str | os.PathLike) -> str:
         """The URL of the server that runs (or last ran) on ``data_dir``, from its settings and password files."""
@@ -96,6 +113,8 @@ class EmbeddedRedis:
         self.password = _private_file(self.password_file, new)
         lines = [f"requirepass {self.password}", "bind 127.0.0.1", "protected-mode yes", f"port {self.port}",
                  f'dir "{self.data_dir}"', 'save ""', "loglevel warning", f'logfile "{self.data_dir / "server.log"}"']
+        if self.socket is not None:
+            lines += [f'unixsocket "{self.socket}"', "unixsocketperm 700"]
         lines += ["appendonly yes", "appendfsync everysec"] if self.persist else ["appendonly no"]
         if self.maxmemory:  # never evict: a live match must not vanish; the referee refuses new ones first
             lines += [f"maxmemory {self.maxmemory}", "maxmemory-policy noeviction"]
