@@ -94,7 +94,7 @@ class Server:
         # the server's log goes to a file (a pipe nobody reads would fill up and stall the server)
         self.log = tempfile.NamedTemporaryFile(prefix=f"referee-serve-{self.port}-", suffix=".log", delete=False)
         # REFEREE_TEST_TREE: another checkout (with a .venv of its own) serves instead, so that today's tests can
-        # be run against an older server (docs/testing.md: does a new test fail on the code before its fix?)
+        # be run against an older server (docs/web-table.md, "Tests": does a new test fail on the code before its fix?)
         tree = Path(os.environ.get("REFEREE_TEST_TREE") or ROOT)
         python = tree / ".venv/bin/python" if tree != ROOT else Path(sys.executable)
         self.proc = subprocess.Popen(
