@@ -18,6 +18,9 @@ RENDERERS = [plugin.table_file() for plugin in PLUGINS.values() if plugin.table]
 SCRIPTS = [*JS.rglob("*.js"), *RENDERERS]
 # bytes of HTML, CSS, JS and JSON for one game's table page (the page's catalogue and the game's own words)
 TABLE_PAGE_BUDGET = 110_000
+# bytes a finished match's table page loads besides, for its analysis (js/analysis.js loads them)
+ANALYSIS_PARTS = ["js/analysis.js", "css/analysis.css", "i18n/analysis/de.json"]
+ANALYSIS_BUDGET = 20_000
 
 
 def sentence_keys(path: Path, block: str) -> set[str]:
@@ -59,11 +62,18 @@ def test_the_pages_load_nothing_from_elsewhere_and_stay_small(http):
         paths += [f"/games/{game}/words/de"] if "de" in PLUGINS[game].words_files() else []
         sizes = [len(http.get(p).data) for p in paths]
         assert all(sizes) and sum(sizes) < TABLE_PAGE_BUDGET, (game, sum(sizes))
+    # what a finished match's page loads besides: the analysis's module, style and words
+    more = [len(http.get(f"/static/web/{p}").data) for p in ANALYSIS_PARTS]
+    assert all(more) and sum(more) < ANALYSIS_BUDGET, sum(more)
 
 
 def _catalogues() -> dict[str, dict]:
     """Per language, the page's words and every built-in game's (each game's package gives its own, Plugin.words)."""
     merged = {path.stem: json.loads(path.read_text()) for path in (PAGES / "i18n").glob("*.json")}
+    for path in (PAGES / "i18n").glob("*/*.json"):  # a part's words, loaded where it is used (the analysis)
+        words = json.loads(path.read_text())
+        assert not set(words) & set(merged[path.stem]), (path, set(words) & set(merged[path.stem]))
+        merged[path.stem].update(words)
     for game in sorted(OWN):
         for lang, path in PLUGINS[game].words_files().items():
             words = json.loads(path.read_text())

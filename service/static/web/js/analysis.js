@@ -6,9 +6,10 @@
 
 import { get, post, Problem } from "./api.js";
 import { fill, h, num } from "./dom.js";
-import { t } from "./i18n.js";
+import { addWords, lang, t } from "./i18n.js";
 
-const SVG = "http://www.w3.org/2000/svg";
+// SVG's namespace, as the HTML parser gives an <svg> (the page names no address)
+const SVG = (() => { const tpl = document.createElement("template"); tpl.innerHTML = "<svg></svg>"; return tpl.content.firstChild.namespaceURI; })();
 const POLL_MS = 1000;
 /** Labels marked on the chart and in the log, with the sign chess annotators use. */
 export const MARKED = { mistake: "?", blunder: "??" };
@@ -23,6 +24,22 @@ function svg(tag, attrs = {}, ...children) {
 }
 
 const percent = (x) => num(x, { style: "percent", maximumFractionDigits: 0 });
+
+/**
+ * The panel, with its words (../i18n/analysis/<lang>.json) and its style, asking for the analysis kept: a page
+ * loads this module only for a finished match (a table in play carries none of it).
+ */
+export async function panel(options) {
+  const style = h("link", { rel: "stylesheet", href: "/static/web/css/analysis.css" });
+  const styled = new Promise((resolve) => { style.onload = resolve; style.onerror = resolve; });
+  document.head.append(style);
+  const words = fetch(`/static/web/i18n/analysis/${lang}.json`).then((r) => (r.ok ? r.json() : {}));
+  addWords(await words);
+  await styled;
+  const made = new AnalysisPanel(options);
+  made.load();
+  return made;
+}
 
 export class AnalysisPanel {
   /**
@@ -41,9 +58,18 @@ export class AnalysisPanel {
 
   get analysis() { return this.state?.status === "done" ? this.state.analysis : null; }
 
-  /** version -> the decision made at it, for the decisions marked (mistakes and blunders). */
-  marks() {
-    return new Map((this.analysis?.decisions || []).filter((d) => MARKED[d.label]).map((d) => [d.version, d]));
+  /**
+   * The log's marker: for an event, "?? blunder" when it is the first line of a mistaken move (its version), else
+   * null.  A new one for each drawing of the log.
+   */
+  marker() {
+    const marks = new Map((this.analysis?.decisions || []).filter((d) => MARKED[d.label]).map((d) => [d.version, d.label]));
+    return (event) => {
+      const label = marks.get(event.version);
+      if (!label) return null;
+      marks.delete(event.version);
+      return [h("span", { class: `mark ${label}`, "data-label": label }, `${MARKED[label]} ${t(`analysis.label.${label}`)}`), " "];
+    };
   }
 
   async load() {

@@ -2,7 +2,6 @@
 // live updates and the end.  Each game's picture is its own module in its package (table.js, served at
 // /games/{game}/table.js); every word comes from the language's catalogue (./i18n.js).
 
-import { AnalysisPanel, MARKED } from "./analysis.js";
 import { get, post, Problem } from "./api.js";
 import { fill, h, languageSwitch, num, readable } from "./dom.js";
 import { botName, capital, has, loadGameWords, loadLanguage, seatName, speak, t } from "./i18n.js";
@@ -21,7 +20,7 @@ const token = fragment.get("token");
 
 const page = {
   snap: null, moves: [], events: [], problem: null, game: null, title: "", refreshing: null, again: false,
-  offline: false, offlineTimer: null, texts: null, shownSeqs: null, wasMine: null, replay: null, analysis: null,
+  offline: false, offlineTimer: null, texts: null, shownSeqs: null, wasMine: null, replay: null,
 };
 
 /** Names for sentences and labels: "Ann (you)"; two bots of one kind are "greedy bot 1" and "greedy bot 2". */
@@ -429,14 +428,13 @@ function renderReplay() {
       button("leave", t("replay.leave"), null, false)));
 }
 
-/** A finished match's analysis (./analysis.js): its chart follows the replay, and a click on it steps the replay. */
+/** A finished match's analysis (./analysis.js, loaded then). */
 function renderAnalysis() {
   if (page.snap.status !== "finished") return fill($("analysis"));
-  if (!page.analysis) {
-    page.analysis = new AnalysisPanel({ matchId, box: $("analysis"), talk, onStep: replayTo, onChange: renderLog });
-    page.analysis.load();
-  }
-  page.analysis.render(page.replay ? page.replay.step : null);
+  page.analysing ??= import("./analysis.js").then(async (m) => {
+    page.analysis = await m.panel({ matchId, box: $("analysis"), talk, onStep: replayTo, onChange: renderLog });
+  });
+  page.analysis?.render(page.replay?.step ?? null);
 }
 
 function leaveReplay() {
@@ -511,18 +509,10 @@ function renderLog() {
     page.shownSeqs = new Set(events.map((e) => e.seq));
     page.loggedUpTo = latest;
   }
-  // the analysis's mistakes and blunders, on the first line of the move's version
-  const marks = page.analysis?.marks() ?? new Map();
-  const marked = new Set();
-  const markOf = (e) => {
-    const d = marks.get(e.version);
-    if (!d || marked.has(e.version)) return null;
-    marked.add(e.version);
-    return [h("span", { class: `mark ${d.label}`, "data-label": d.label }, `${MARKED[d.label]} ${t(`analysis.label.${d.label}`)}`), " "];
-  };
+  const mark = page.analysis?.marker() ?? (() => null); // its mistakes
   const list = events.slice(-300).map((e) => h("li", {
     "data-seq": e.seq, class: page.newSeqs?.has(e.seq) ? "new" : null,
-  }, markOf(e), sentence(e))).reverse();
+  }, mark(e), sentence(e))).reverse();
   fill($("log"), list);
 }
 
