@@ -18,6 +18,8 @@ match and travels with its record:
 
 from __future__ import annotations
 
+from rq.job import Job, JobStatus
+
 from service.core import outbox
 from service.core.base import unknown_match
 from service.core.capacity import Capacity
@@ -31,6 +33,8 @@ ANALYSIS_JOB = "workers.analysis_job.analyse_match"
 ANALYSIS_TIMEOUT_S = 600
 #: the progress of an analysis before its job starts
 QUEUED = {"status": "queued", "done": 0, "total": 0}
+#: the states of an RQ job that will still run, or runs
+LIVE = {JobStatus.CREATED, JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED, JobStatus.STARTED}
 
 
 def analysis_job_id(match_id: str) -> str:
@@ -58,14 +62,14 @@ class Analyses(Records, Capacity):
         if status != Status.FINISHED:
             raise Problem("match_not_over", f"The match is {status}: it is analysed once it is finished, when "
                           "nothing it hides is secret any more.")
-        if progress is not None and progress["status"] != "failed":
+        if progress is not None and progress["status"] != "failed" and not self._lost(match_id, progress):
             return shown(progress, result), False
         self.check_room()  # a new write beyond every match's reserve: refused as a new match is while full
         room = len(dumps(self.record(match_id, None)))  # an analysis is no larger than its record (its contract)
         ops = dict([outbox.job(ANALYSIS_JOB, [match_id], analysis_job_id(match_id), self.search_queue.name,
                                ANALYSIS_TIMEOUT_S),
                     outbox.note(self.store.reserve, reserve_member(match_id), room, "reserve")])
-        code, found = self.store.ask_analysis(match_id, QUEUED, ops)
+        code, found = self.store.ask_analysis(match_id, QUEUED, ops, progress)
         if code == 0:  # expired meanwhile
             raise unknown_match(match_id)
         if code == 2 and found["status"] == "done":  # asked for and done meanwhile
@@ -78,7 +82,24 @@ class Analyses(Records, Capacity):
         _, progress, result = self._analysis_of(match_id)
         if progress is None:
             raise Problem("no_analysis", "Nobody has asked for this match's analysis yet: POST it to ask.")
+        if self._lost(match_id, progress):
+            return {**progress, "status": "failed"}
         return shown(progress, result)
+
+    def _lost(self, match_id: str, progress: dict) -> bool:
+        """Whether an analysis queued or running has lost its job (its worker was killed, its retries spent): it
+        is then answered failed, and asking again runs it again.  Its job is alive while its op waits in the
+        match's outbox or RQ holds it in a live state (the dispatcher hands one to the other without a gap); the
+        progress is read again after that, since a job that has just ended wrote its end first."""
+        if progress["status"] not in ("queued", "running"):
+            return False
+        job_id = analysis_job_id(match_id)
+        status = self.queue.connection.hget(Job.key_for(job_id), "status")
+        if status is not None and status.decode() in LIVE:
+            return False
+        if self.store.redis.hexists(outbox.outbox_key(match_id, self.store.outbox), job_id):
+            return False
+        return self.store.analysis(match_id)[1] == progress
 
     def _analysis_of(self, match_id: str) -> tuple[Status, dict | None, dict | None]:
         status, progress, result = self.store.analysis(match_id)

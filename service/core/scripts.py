@@ -137,19 +137,20 @@ def decode_page(found: list | None) -> tuple[list, list[dict]] | None:
     match's events not kept for reading read as none: ``Store.page`` plays them again first)."""
     return None if found is None else (found[0], [orjson.loads(e) for e in found[1]])
 # Ask for a finished match's analysis (service/core/analyses.py), once: KEYS hash, outbox[, outbox index]; ARGV
-# 1 the analysis's first progress ("queued"), 2 now, 3 outbox channel, 4 match id, then op id, op, ... (its job
-# and the room it keeps).  Answers {0} for an unknown match, {1, status} for one not finished, {2, progress} for
-# an analysis asked before (and not failed), {3, progress} for this one: its job is in the outbox, which lives as
-# long as the match.  The hash's expiry is left as it is: an analysis lives and goes with its match.
+# 1 the analysis's first progress ("queued"), 2 now, 3 outbox channel, 4 match id, 5 the progress of an analysis
+# whose job was lost ('' none), then op id, op, ... (its job and the room it keeps).  Answers {0} for an unknown
+# match, {1, status} for one not finished, {2, progress} for an analysis asked before (and neither failed nor still
+# the one lost), {3, progress} for this one: its job is in the outbox, which lives as long as the match.  The
+# hash's expiry is left as it is: an analysis lives and goes with its match.
 ASK_ANALYSIS = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {0} end
 if status ~= 'finished' then return {1, status} end
 local kept = redis.call('HGET', KEYS[1], 'analysis')
-if kept and not string.find(kept, '"status":"failed"', 1, true) then return {2, kept} end
+if kept and kept ~= ARGV[5] and not string.find(kept, '"status":"failed"', 1, true) then return {2, kept} end
 redis.call('HSET', KEYS[1], 'analysis', ARGV[1])
 redis.call('HDEL', KEYS[1], 'analysed')
-redis.call('HSET', KEYS[2], unpack(ARGV, 5))
+redis.call('HSET', KEYS[2], unpack(ARGV, 6))
 local ttl = redis.call('TTL', KEYS[1])
 if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
 if KEYS[3] then redis.call('ZADD', KEYS[3], 'NX', ARGV[2], ARGV[4]) end

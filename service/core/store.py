@@ -443,12 +443,15 @@ class Store:
         return orjson.loads(raw) if raw else None
 
     # -- a finished match's analysis (service/core/analyses.py) ----------------------------------
-    def ask_analysis(self, match_id: str, progress: dict, ops: dict[str, dict]) -> tuple[int, Any]:
+    def ask_analysis(self, match_id: str, progress: dict, ops: dict[str, dict],
+                     lost: dict | None = None) -> tuple[int, Any]:
         """Note a finished match's analysis as asked for, with the ops its job owes, unless it was asked before
-        (``ASK_ANALYSIS``): (0, None) unknown match, (1, status) not finished, (2, progress kept), (3, progress)."""
+        and is not ``lost`` (the progress of one whose job is gone: ``ASK_ANALYSIS``): (0, None) unknown match,
+        (1, status) not finished, (2, progress kept), (3, progress)."""
         keys = [match_key(match_id), outbox_key(match_id, self.outbox)] + ([self.index] if self.index else [])
         found = self.run(self._ask_analysis_script, keys,
-                         [dumps(progress), time.time(), self.channel, match_id, *encode(ops)])
+                         [dumps(progress), time.time(), self.channel, match_id, dumps(lost) if lost else "",
+                          *encode(ops)])
         code = int(found[0])
         if code == 1:
             return code, found[1].decode()

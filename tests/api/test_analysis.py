@@ -193,3 +193,18 @@ def test_an_expired_match_takes_its_analysis_with_it(own):
     run_search_queue(ref)
     assert not client.exists(match_key(mid)), "the job wrote no key without an expiry"
     problem(http.get(f"/matches/{mid}/analysis"), 404, "unknown_match")
+
+
+def test_an_analysis_whose_job_was_lost_is_answered_failed_and_runs_again_when_asked(own):
+    http, ref, client = own
+    mid = finished(ref, client, seed=11)
+    http.post(f"/matches/{mid}/analysis")
+    assert http.get(f"/matches/{mid}/analysis").json["status"] == "queued"  # its job waits in the outbox
+    outbox.dispatch(ref)
+    assert http.get(f"/matches/{mid}/analysis").json["status"] == "queued"  # and now in RQ
+    ref.search_queue.fetch_job(analysis_job_id(mid)).delete()  # its worker died and RQ dropped it
+    assert http.get(f"/matches/{mid}/analysis").json == {"status": "failed", "done": 0, "total": 0}
+    again = http.post(f"/matches/{mid}/analysis")
+    assert again.status_code == 202 and again.json["status"] == "queued"
+    outbox.dispatch(ref)
+    assert ref.search_queue.get_job_ids() == [analysis_job_id(mid)]
