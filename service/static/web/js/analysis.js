@@ -121,18 +121,34 @@ export class AnalysisPanel {
         known ? t("analysis.running", { done: state.done, total: state.total }) : t("analysis.queued")),
       h("progress", { max: known ? state.total : null, value: known ? state.done : null, "aria-labelledby": "analysis-h" }));
     }
+    // drawn once for the analysis and the box's width (a turned phone draws it again); a replay's step only moves
+    // the chart's mark of where it stands
+    if (this.drawn === state && this.drawnWidth === this.box.clientWidth) return this.moveNow();
     const { analysis } = state;
     const seats = analysis.summary.map((s) => s.seat);
+    const open = this.box.querySelector("details")?.open ?? false;
     fill(this.box, head, h("p", { class: "small" }, t("analysis.lead.done", { budget: analysis.budget })),
-      this.chart(analysis), this.legend(seats), this.summary(analysis), this.table(analysis));
-    // drawn to the width the box has now; a new width (a turned phone) draws it again
+      this.chart(analysis), this.legend(seats), this.summary(analysis), this.table(analysis, open));
+    this.drawn = state;
+    this.drawnWidth = this.box.clientWidth;
+    this.moveNow();
     if (!this.resizing) {
       this.resizing = new ResizeObserver(() => {
-        const chart = this.box.querySelector(".chart");
-        if (chart && Math.abs(chart.clientWidth - Number(chart.dataset.width)) > 8) this.render(this.step);
+        if (this.drawn && Math.abs(this.box.clientWidth - this.drawnWidth) > 8) this.render(this.step);
       });
       this.resizing.observe(this.box);
     }
+  }
+
+  /** The chart's mark of the replay's step: at the last decision made before it (hidden when not replaying). */
+  moveNow() {
+    const { line, x, lo } = this.scale;
+    const replaying = this.step !== null && this.step !== undefined;
+    const played = replaying ? this.analysis.decisions.filter((d) => d.index < this.step).map((d) => d.version) : [];
+    const at = played.length ? Math.max(...played) : lo;
+    line.setAttribute("x1", x(at));
+    line.setAttribute("x2", x(at));
+    line.setAttribute("visibility", replaying ? "visible" : "hidden");
   }
 
   chart(analysis) {
@@ -168,12 +184,8 @@ export class AnalysisPanel {
       dot.addEventListener("click", () => this.onStep(step));
       return dot;
     });
-    let now = null;
-    if (this.step !== null && this.step !== undefined) {
-      const played = analysis.decisions.filter((d) => d.index < this.step).map((d) => d.version);
-      const at = this.step === 0 ? lo : played.length ? Math.max(...played) : lo;
-      now = svg("line", { class: "now", x1: x(at), x2: x(at), y1: pad.top - 6, y2: height - pad.bottom });
-    }
+    const now = svg("line", { class: "now", y1: pad.top - 6, y2: height - pad.bottom });
+    this.scale = { line: now, x, lo };
     return svg("svg", { class: "chart", width, height, viewBox: `0 0 ${width} ${height}`, "data-width": width,
       "aria-hidden": "true", focusable: "false" },
     grid, svg("line", { class: "even", x1: pad.left, x2: width - pad.right, y1: y(even), y2: y(even) }),
@@ -200,19 +212,19 @@ export class AnalysisPanel {
       })] : null)));
   }
 
-  table(analysis) {
+  table(analysis, open) {
+    // the move's number is the button that shows it in the replay: one column less on a phone
     const rows = analysis.decisions.map((d) => h("tr", { class: MARKED[d.label] ? d.label : null },
-      h("td", {}, num(d.version)),
+      h("td", {}, h("button", { type: "button", class: "link", "data-step": d.index + 1, onclick: () => this.onStep(d.index + 1),
+        "aria-label": t("analysis.showMove", { version: d.version }) }, num(d.version))),
       h("th", { scope: "row" }, this.talk.name(d.seat)),
       h("td", {}, percent(d.win)),
       h("td", {}, d.best.length ? percent(d.best[0].win) : "–"),
       h("td", {}, percent(d.loss)),
-      h("td", {}, `${t(`analysis.label.${d.label}`)}${MARKED[d.label] ? ` ${MARKED[d.label]}` : ""}`),
-      h("td", {}, h("button", { type: "button", class: "link", "data-step": d.index + 1, onclick: () => this.onStep(d.index + 1),
-        "aria-label": t("analysis.showMove", { version: d.version }) }, t("analysis.show")))));
-    return h("details", { class: "analysis-figures" }, h("summary", {}, t("analysis.figures")),
+      h("td", {}, `${t(`analysis.label.${d.label}`)}${MARKED[d.label] ? ` ${MARKED[d.label]}` : ""}`)));
+    return h("details", { class: "analysis-figures", open }, h("summary", {}, t("analysis.figures")),
       h("table", { class: "figures" }, h("caption", { class: "visually-hidden" }, t("analysis.caption")),
-        h("thead", {}, h("tr", {}, ["version", "seat", "win", "best", "loss", "label", "step"].map((c) =>
+        h("thead", {}, h("tr", {}, ["version", "seat", "win", "best", "loss", "label"].map((c) =>
           h("th", { scope: "col" }, t(`analysis.col.${c}`))))),
         h("tbody", {}, rows)));
   }
