@@ -13,6 +13,7 @@ import requests
 from clients.client import Referee
 from tests.conftest import Server, wait_for
 from tests.web.conftest import DOC_SHOTS, shot
+from tests.web.test_accessibility import axe, violations  # noqa: F401 - axe: the fixture
 from tests.web.test_issue47 import make  # noqa: F401 - the fixture: a browser context per screen and language
 from tests.web.test_table import open_table
 
@@ -35,7 +36,7 @@ def finished_match(url: str, seed: int) -> str:
 
 
 @pytest.mark.parametrize(("screen", "lang"), [("desktop", "en"), ("phone", "de"), ("phone", "en"), ("desktop", "de")])
-def test_the_analysis_is_asked_for_drawn_and_steps_the_replay(analysing, make, screen, lang):  # noqa: F811
+def test_the_analysis_is_asked_for_drawn_and_steps_the_replay(analysing, make, axe, screen, lang):  # noqa: F811
     url = analysing.url
     match_id = finished_match(url, seed=31)
     page = open_table(make(screen, lang), url, match_id, None)
@@ -76,7 +77,8 @@ def test_the_analysis_is_asked_for_drawn_and_steps_the_replay(analysing, make, s
     page.locator("[data-replay=next]").click()
     page.wait_for_function(f"document.body.dataset.replayStep === '{target['index'] + 2}'")
 
-    # no sideways scroll at any width, and no script error
+    # no serious accessibility violation, no sideways scroll at any width, and no script error
+    assert violations(page, axe) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
     assert not page.js_errors, page.js_errors
     page.locator("#analysis").scroll_into_view_if_needed()
