@@ -31,7 +31,9 @@ class ThresholdsSchema(Schema):
 
 
 class AlternativeSchema(Schema):
-    move = fields.Dict(required=True, metadata={"description": "A legal move of the decision, as the game writes it."})
+    move = fields.Dict(required=True, allow_none=True, metadata={
+        "description": "A legal move of the decision, as the game writes it; null where it is the move played and the "
+                       "analysis was made compact to stay within the record's size (the record has it)."})
     win = chance("The seat's estimated chance to win with this move.")
     rank = expected_rank("The seat's expected rank with this move (1: first).")
 
@@ -43,7 +45,8 @@ class DecisionSchema(Schema):
     win = chance("The seat's estimated chance to win with the move it played, judged from what it knew then.")
     rank = expected_rank("The seat's expected rank with the move it played.")
     best = fields.List(fields.Nested(AlternativeSchema), required=True, validate=validate.Length(max=3),
-                       metadata={"description": "The best few legal moves, best first."})
+                       metadata={"description": "The best few legal moves, best first (the move played first when "
+                                                "none beats it; fewer, or none, where the analysis was made compact)."})
     loss = chance("The chance to win given away: the best move's less the played move's (0 at best).")
     label = fields.String(required=True, metadata={"enum": list(LABELS)})
 

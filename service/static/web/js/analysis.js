@@ -219,7 +219,7 @@ export class AnalysisPanel {
         "aria-label": t("analysis.showMove", { version: d.version }) }, num(d.version))),
       h("th", { scope: "row" }, this.talk.name(d.seat)),
       h("td", {}, percent(d.win)),
-      h("td", {}, d.best.length ? percent(d.best[0].win) : "–"),
+      h("td", {}, percent(d.win + d.loss)), // the best move's chance (its move may be left out: compact)
       h("td", {}, percent(d.loss)),
       h("td", {}, `${t(`analysis.label.${d.label}`)}${MARKED[d.label] ? ` ${MARKED[d.label]}` : ""}`)));
     return h("details", { class: "analysis-figures", open }, h("summary", {}, t("analysis.figures")),
