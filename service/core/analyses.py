@@ -37,8 +37,10 @@ QUEUED = {"status": "queued", "done": 0, "total": 0}
 LIVE = {JobStatus.CREATED, JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED, JobStatus.STARTED}
 
 
-def analysis_job_id(match_id: str) -> str:
-    return f"analysis_{match_id}"
+def analysis_job_id(match_id: str, start: int = 0) -> str:
+    """The job that judges a match's decisions from ``start`` on (the first, or one that goes on after its
+    predecessor gave its worker up to a turn: workers/analysis_job.py)."""
+    return f"analysis_{match_id}" if not start else f"analysis_{match_id}_{start}"
 
 
 def reserve_member(match_id: str) -> str:
@@ -48,8 +50,9 @@ def reserve_member(match_id: str) -> str:
 
 
 def shown(progress: dict, result: dict | None) -> dict:
-    """An analysis as the API answers it: its progress, and the analysis once done."""
-    return {**progress, "analysis": result} if result is not None else progress
+    """An analysis as the API answers it: its progress (without the job's own ``start``), the analysis once done."""
+    out = {"status": progress["status"], "done": progress["done"], "total": progress["total"]}
+    return {**out, "analysis": result} if result is not None else out
 
 
 class Analyses(Records, Capacity):
@@ -74,7 +77,7 @@ class Analyses(Records, Capacity):
             raise unknown_match(match_id)
         if code == 2 and found["status"] == "done":  # asked for and done meanwhile
             return self.analysis(match_id), False
-        return found, code == 3
+        return shown(found, None), code == 3
 
     def analysis(self, match_id: str) -> dict:
         """The analysis's progress (``queued``, ``running`` with the decisions done of all, ``done``, ``failed``),
@@ -83,7 +86,7 @@ class Analyses(Records, Capacity):
         if progress is None:
             raise Problem("no_analysis", "Nobody has asked for this match's analysis yet: POST it to ask.")
         if self._lost(match_id, progress):
-            return {**progress, "status": "failed"}
+            return shown({**progress, "status": "failed"}, None)
         return shown(progress, result)
 
     def _lost(self, match_id: str, progress: dict) -> bool:
@@ -93,7 +96,7 @@ class Analyses(Records, Capacity):
         progress is read again after that, since a job that has just ended wrote its end first."""
         if progress["status"] not in ("queued", "running"):
             return False
-        job_id = analysis_job_id(match_id)
+        job_id = analysis_job_id(match_id, progress.get("start", 0))
         status = self.queue.connection.hget(Job.key_for(job_id), "status")
         if status is not None and status.decode() in LIVE:
             return False
@@ -112,6 +115,14 @@ class Analyses(Records, Capacity):
         record = self.record(match_id, None)
         record.pop("analysis", None)
         return record
+
+    def continue_analysis(self, match_id: str, progress: dict, judged: list[dict]) -> bool:
+        """Keep the decisions judged so far and owe the job that judges the rest, at the back of the search queue
+        (the job gave its worker up to a turn waiting for it)."""
+        start = len(judged)
+        op = outbox.job(ANALYSIS_JOB, [match_id, start], analysis_job_id(match_id, start), self.search_queue.name,
+                        ANALYSIS_TIMEOUT_S)
+        return self.store.continue_analysis(match_id, {**progress, "start": start}, judged, dict([op]))
 
     def write_analysis(self, match_id: str, progress: dict, result: dict | None = None) -> bool:
         """Write an analysis's progress (and its result); at its end (done or failed) release the room kept."""

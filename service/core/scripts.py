@@ -157,11 +157,28 @@ if KEYS[3] then redis.call('ZADD', KEYS[3], 'NX', ARGV[2], ARGV[4]) end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return {3, ARGV[1]}
 """
-# An analysis job's progress, and at the end its result: KEYS hash; ARGV progress, result ('' none yet).  Written
-# only while the analysis is still asked for (its match not expired: never a key without an expiry).
+# An analysis job's progress, and at the end its result (its decisions judged so far then go): KEYS hash; ARGV
+# progress, result ('' none yet).  Written only while the analysis is still asked for (its match not expired:
+# never a key without an expiry).
 WRITE_ANALYSIS = """
 if redis.call('HEXISTS', KEYS[1], 'analysis') == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'analysis', ARGV[1])
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'analysed', ARGV[2]) end
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'analysed', ARGV[2])
+  redis.call('HDEL', KEYS[1], 'analysing')
+end
+return 1
+"""
+# An analysis job that gives its worker up to a turn waiting for it: its decisions judged so far, its progress and
+# the job that goes on from there (into the match's outbox), in one step.  KEYS hash, outbox[, outbox index]; ARGV
+# progress, decisions judged, now, outbox channel, match id, then op id, op.
+CONTINUE_ANALYSIS = """
+if redis.call('HEXISTS', KEYS[1], 'analysis') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'analysis', ARGV[1], 'analysing', ARGV[2])
+redis.call('HSET', KEYS[2], unpack(ARGV, 6))
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
+if KEYS[3] then redis.call('ZADD', KEYS[3], 'NX', ARGV[3], ARGV[5]) end
+redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1
 """

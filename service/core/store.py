@@ -57,6 +57,7 @@ from service.core.outbox import (
 from service.core.scripts import (
     ASK_ANALYSIS,
     CAS,
+    CONTINUE_ANALYSIS,
     IDEM_TTL,
     OPEN_STREAM,
     PAGE,
@@ -215,6 +216,7 @@ class Store:
         self._page_script = client.register_script(PAGE)
         self._ask_analysis_script = client.register_script(ASK_ANALYSIS)
         self._write_analysis_script = client.register_script(WRITE_ANALYSIS)
+        self._continue_analysis_script = client.register_script(CONTINUE_ANALYSIS)
         self._local = threading.local()
         # once: RedisCluster is a Protocol, and isinstance against one costs microseconds on every command
         self.cluster = isinstance(client, RedisCluster)
@@ -462,6 +464,19 @@ class Store:
         match has expired meanwhile (nothing is written)."""
         blob = zlib.compress(dumps(result), 9) if result is not None else b""
         return bool(self.run(self._write_analysis_script, [match_key(match_id)], [dumps(progress), blob]))
+
+    def continue_analysis(self, match_id: str, progress: dict, judged: list[dict], ops: dict[str, dict]) -> bool:
+        """Keep an analysis's decisions judged so far with its progress, and owe the job that goes on from there
+        (``CONTINUE_ANALYSIS``); False when the match has expired meanwhile."""
+        keys = [match_key(match_id), outbox_key(match_id, self.outbox)] + ([self.index] if self.index else [])
+        return bool(self.run(self._continue_analysis_script, keys,
+                             [dumps(progress), zlib.compress(dumps(judged), 9), time.time(), self.channel, match_id,
+                              *encode(ops)]))
+
+    def analysis_judged(self, match_id: str) -> list[dict]:
+        """The decisions an analysis has judged so far, kept when its job gave its worker up (none otherwise)."""
+        blob = self.call("HGET", match_key(match_id), "analysing")
+        return orjson.loads(zlib.decompress(blob)) if blob else []
 
     def analysis(self, match_id: str) -> tuple[Status | None, dict | None, dict | None]:
         """(the match's status, the progress of its analysis, its result): None where there is none."""

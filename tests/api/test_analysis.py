@@ -19,6 +19,7 @@ from service.core.store import dumps
 from service.infra.config import Settings
 from tests import outbox
 from workers import analysis_job
+from workers.analysis import analyse
 
 SEATS = [{"bot": "random"}, {"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}]
 
@@ -113,20 +114,20 @@ def test_progress_is_written_as_it_goes_and_the_result_is_kept_and_exported_with
     mid = finished(ref, client, players=4)
     http.post(f"/matches/{mid}/analysis")
     seen: list[dict] = []
-    real = analysis_job.analyse
+    write = ref.write_analysis
 
-    def watched(record, budget, progress):
-        def step(done, total):
-            progress(done, total)
-            seen.append(http.get(f"/matches/{mid}/analysis").json)
-        return real(record, budget, step)
+    def watched(match_id, progress, result=None):
+        written = write(match_id, progress, result)
+        seen.append(http.get(f"/matches/{mid}/analysis").json)
+        return written
 
-    monkeypatch.setattr(analysis_job, "analyse", watched)
+    monkeypatch.setattr(ref, "write_analysis", watched)
     monkeypatch.setattr(analysis_job, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(analysis_job, "referee_for", lambda connection: ref)
     assert run_search_queue(ref) == 1
     total = seen[-1]["total"]
-    assert total > 0 and [s["status"] for s in seen] == ["running"] * len(seen)
-    assert [s["done"] for s in seen] == list(range(1, total + 1))
+    assert total > 0 and [s["status"] for s in seen] == ["running"] * total + ["done"]
+    assert [s["done"] for s in seen] == list(range(total + 1))
     done = http.get(f"/matches/{mid}/analysis")
     assert done.status_code == 200 and done.json["status"] == "done" and done.json["done"] == total
     analysis = done.json["analysis"]
@@ -167,21 +168,48 @@ def test_a_failed_analysis_says_so_and_runs_again_when_asked(own, monkeypatch):
     http, ref, client = own
     mid = finished(ref, client, seed=9)
     http.post(f"/matches/{mid}/analysis")
+    real = analysis_job.analyse_decisions
+    calls = []
 
-    def broken(record, budget, progress):
-        progress(1, 5)
-        raise RuntimeError("the engine failed")
+    def broken(*args):
+        calls.append(args)
+        if len(calls) == 2:
+            raise RuntimeError("the engine failed")
+        return real(*args)
 
-    real = analysis_job.analyse
-    monkeypatch.setattr(analysis_job, "analyse", broken)
+    monkeypatch.setattr(analysis_job, "analyse_decisions", broken)
     run_search_queue(ref)
-    assert http.get(f"/matches/{mid}/analysis").json == {"status": "failed", "done": 1, "total": 5}
+    failed = http.get(f"/matches/{mid}/analysis").json
+    assert failed["status"] == "failed" and failed["done"] == 1 and failed["total"] > 1
     assert client.zscore(ref.store.reserve, mid) is None  # its room is free
-    monkeypatch.setattr(analysis_job, "analyse", real)
+    monkeypatch.setattr(analysis_job, "analyse_decisions", real)
     again = http.post(f"/matches/{mid}/analysis")
-    assert again.status_code == 202 and again.json["status"] == "queued"
+    assert again.status_code == 202 and again.json == {"status": "queued", "done": 0, "total": 0}
     run_search_queue(ref)
     assert http.get(f"/matches/{mid}/analysis").json["status"] == "done"
+
+
+def test_the_job_gives_its_worker_up_to_a_waiting_turn_and_the_analysis_is_the_same(own, monkeypatch):
+    """Between two decisions the job hands the rest to a job at the back of the search queue when a turn waits;
+    decisions are judged independently, so the analysis cut into jobs is the one judged in one go."""
+    http, ref, client = own
+    mid = finished(ref, client, players=3, seed=12)
+    http.post(f"/matches/{mid}/analysis")
+    outbox.dispatch(ref)
+    ref.people_queue.enqueue("workers.jobs.sweep", job_id=f"turn_{mid}")  # a turn waits for a worker
+    assert analysis_job.turn_waits(ref)
+    ref.people_queue.empty()
+    assert not analysis_job.turn_waits(ref), "an analysis waiting in the search queue is no turn"
+    runs = []
+    monkeypatch.setattr(analysis_job, "referee_for", lambda connection: ref)
+    monkeypatch.setattr(analysis_job, "turn_waits", lambda r: runs.append(1) or len(runs) % 3 == 0)
+    while len(ref.search_queue) or outbox.dispatch(ref):
+        outbox.burst(ref, queues=[ref.search_queue])
+    done = http.get(f"/matches/{mid}/analysis").json
+    assert done["status"] == "done" and done["total"] > 6
+    record = ref.analysis_record(mid)
+    assert done["analysis"] == analyse(record, ref.settings.analysis_budget)
+    assert not client.hexists(match_key(mid), "analysing"), "the decisions judged on the way go with the end"
 
 
 def test_an_expired_match_takes_its_analysis_with_it(own):
