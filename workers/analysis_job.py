@@ -23,7 +23,8 @@ from rq import get_current_job
 
 from service.core.referee import Referee
 from service.infra.problems import Problem
-from workers.analysis import analyse_decisions, decisions, finish
+from workers.analysis import FORMAT, THRESHOLDS, _judge_one, budget_from_env, compact, decisions, size, summary
+from workers.bots.search import Budget
 from workers.jobs import referee_for
 
 log = logging.getLogger("referee.workers")
@@ -49,6 +50,24 @@ def turn_waits(ref: Referee) -> bool:
     return any(not job_id.startswith("analysis_") for job_id in ref.search_queue.get_job_ids(0, PEEK - 1))
 
 
+def budget_of(ref: Referee) -> Budget:
+    """The server's budget per decision (``REFEREE_ANALYSIS_BUDGET``), else the engine's default."""
+    return Budget.parse(ref.settings.analysis_budget) if ref.settings.analysis_budget else budget_from_env()
+
+
+def analyse_decisions(record: dict, todo: list, budget: Budget) -> list[dict]:
+    """The engine's judgement of each of ``todo`` (decisions of ``record``), one by one as ``analyse`` judges them."""
+    return [_judge_one((record["game"], str(record["seed"]), budget, d)) for d in todo]
+
+
+def finish(record: dict, budget: Budget, judged: list[dict]) -> dict:
+    """The analysis of every decision judged, as ``analyse`` puts it together (within the record's size); a test
+    holds the two equal (tests/api/test_analysis.py)."""
+    result = {"format": FORMAT, "game": record["game"], "players": record["players"], "budget": str(budget),
+              "thresholds": dict(THRESHOLDS), "decisions": judged, "summary": summary(record["players"], judged)}
+    return compact(result, size(record))
+
+
 def run_analysis(ref: Referee, match_id: str, start: int = 0, give_up=lambda: False) -> str:
     """The job's work on any referee (a test's, a benchmark's); ``give_up()`` says, between two decisions, to hand
     the rest to a job at the back of the queue.  Returns what became of the analysis."""
@@ -56,7 +75,7 @@ def run_analysis(ref: Referee, match_id: str, start: int = 0, give_up=lambda: Fa
         record = ref.analysis_record(match_id)
     except Problem:  # the match expired meanwhile: its analysis went with it
         return "gone"
-    budget = ref.settings.analysis_budget
+    budget = budget_of(ref)
     judged = ref.store.analysis_judged(match_id) if start else []
     if len(judged) != start:  # a job run again after its successor was owed: that one goes on
         return "superseded"
