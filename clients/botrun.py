@@ -62,9 +62,7 @@ def chooser(play: str, timeout: float) -> Callable[[str, str, int, dict, list], 
     kind, _, budget = play.partition("@")
     if kind not in ("random", "greedy", "search", "first"):
         raise SystemExit(f"--play is random, greedy, search[@N|@Nms] or cmd:PROGRAM, not {play!r}")
-    spend = None
-    if budget:
-        spend = Budget(None, int(budget[:-2])) if budget.endswith("ms") else Budget(int(budget), None)
+    spend = Budget.parse(budget) if budget else None
     rng = random.Random()
 
     def decide(game: str, match_id: str, seat: int, view: dict, moves: list) -> dict:

@@ -182,6 +182,19 @@ class Referee:
     def rematch(self, match_id: str, token: str) -> dict:
         return self.request("POST", f"/matches/{match_id}/rematch", token)
 
+    def analyse(self, match_id: str) -> dict:
+        """Ask for a finished match's analysis (anyone may; asking again answers the same one): its progress."""
+        return self.request("POST", f"/matches/{match_id}/analysis")
+
+    def analysis(self, match_id: str, wait: float = 0, poll: float = 0.5) -> dict:
+        """The analysis's progress, and the analysis once done; ``wait``: up to that many seconds for it to be done."""
+        deadline = time.monotonic() + wait
+        while True:
+            state = self.request("GET", f"/matches/{match_id}/analysis")
+            if state["status"] in ("done", "failed") or time.monotonic() >= deadline:
+                return state
+            time.sleep(poll)
+
     def ladder(self, game: str | None = None) -> list[dict]:
         """Per-game ratings, best first: ``[{game, entrants: [{name, mu, sigma, ordinal, matches, ...}]}]``."""
         return self.request("GET", "/ladder", params={"game": game} if game else None)["games"]

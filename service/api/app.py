@@ -23,6 +23,7 @@ from service.api import (
     redis_unavailable,
     store_full,
 )
+from service.api import analysis as analysis_api
 from service.api import bots as bots_api
 from service.api import games as games_api
 from service.api import health as health_api
@@ -123,8 +124,8 @@ def create_app(settings: Settings | None = None, client: redis.Redis | None = No
     app.extensions["referee"] = Referee(client, settings, queue)
     api = Api(app)
     document_games(api)  # first, so that every answer refers to these by name
-    for blp in (web_api.blp, games_api.blp, matches_api.blp, streams_api.blp, lifecycle_api.blp, webhooks_api.blp,
-                ladder_api.blp, health_api.blp, metrics_api.blp, bots_api.blp, tournaments_api.blp):
+    for blp in (web_api.blp, games_api.blp, matches_api.blp, streams_api.blp, lifecycle_api.blp, analysis_api.blp,
+                webhooks_api.blp, ladder_api.blp, health_api.blp, metrics_api.blp, bots_api.blp, tournaments_api.blp):
         api.register_blueprint(blp)
     document_webhooks(api.spec)
     matches_api.document_seat_rules(api.spec)

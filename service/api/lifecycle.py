@@ -9,6 +9,7 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from service.api import BEARER, OPTIONAL_BEARER, Blueprint, bearer, problems, referee
+from service.api.analysis import AnalysisSchema
 from service.competition.bots import Bots
 
 blp = Blueprint("lifecycle", __name__, url_prefix="/matches",
@@ -56,6 +57,8 @@ class RecordSchema(Schema):
     seats = fields.List(fields.Nested(RecordSeatSchema))
     moves = fields.List(fields.Nested(RecordMoveSchema))
     result = fields.Dict()
+    analysis = fields.Nested(AnalysisSchema, metadata={
+        "description": "The match's analysis, once one was asked for and done (POST /matches/{id}/analysis)."})
 
 
 class RematchSchema(Schema):

@@ -3,7 +3,8 @@
 Keys carry the hash tag ``{m:<id>}`` so a match lives in one Redis Cluster slot:
 
 - ``ref:{m:<id>}``        hash: game, status, version, state, meta, auth, seq, result; once compacted
-  (service/core/compaction.py), ``log`` instead of ``state``
+  (service/core/compaction.py), ``log`` instead of ``state``; once its analysis is asked for
+  (service/core/analyses.py), ``analysis`` (its progress) and, when done, ``analysed`` (the result, compressed)
 - ``ref:{m:<id>}:events`` stream; entry ``0-<seq>`` holds one event (``to``, ``type``, ``data``, ``v``); once
   compacted, only played again for reading, for ``cache_ttl`` seconds (with ``ref:{m:<id>}:state``)
 - ``ref:{m:<id>}:outbox:<queue>`` hash of what the commits owe, until the dispatcher moves it on (core/outbox.py)

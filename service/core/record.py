@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from service.games import GAMES
+from service.games import GAMES, Game
 
 FORMAT_VERSION = 2
 #: the formats ``replay`` reads: how far each one's move version is past the version the move was applied at
@@ -50,31 +50,42 @@ class ReplayError(Exception):
     """The record does not replay: a move is refused, or the match does not end where it should."""
 
 
-def replay(record: dict, step: Callable[[int, dict, list[dict]], None] | None = None) -> dict:
-    """Play a record's moves from its seed; returns the result (as the referee computes it).
-
-    ``step(index, move, events)`` is called after each move, for printing.
-    """
+def start(record: dict) -> tuple[Game, dict]:
+    """The record's game and its opening state, dealt from its seed."""
     if record.get("format_version") not in READS:
         raise ReplayError(f"Unknown record format {record.get('format_version')!r}; this reads {sorted(READS)}.")
     game = GAMES.get(record["game"])
     if game is None:
         raise ReplayError(f"Unknown game {record['game']!r}.")
-    seed, players = record["seed"], record["players"]
-    options = game.load_options(players, record["options"])
-    state, _ = game.opening(players, options, match_rng(seed, "setup"))
+    players = record["players"]
+    state, _ = game.opening(players, game.load_options(players, record["options"]), match_rng(record["seed"], "setup"))
+    return game, state
+
+
+def play(record: dict, game: Game, state: dict, index: int) -> list[dict]:
+    """Apply the record's move ``index`` to the state (in place) with its own draws; its events."""
+    m = record["moves"][index]
+    if m["seat"] not in game.to_act(state):
+        raise ReplayError(f"Move {index} (version {m['version']}): seat {m['seat']} is not to act.")
+    try:
+        move = game.parse_move(m["move"])
+        return game.apply(state, m["seat"], move, match_rng(record["seed"], applied_at(record, m)))
+    except Exception as exc:
+        raise ReplayError(f"Move {index} (version {m['version']}) is refused: {exc}") from None
+
+
+def replay(record: dict, step: Callable[[int, dict, list[dict]], None] | None = None) -> dict:
+    """Play a record's moves from its seed; returns the result (as the referee computes it).
+
+    ``step(index, move, events)`` is called after each move, for printing.
+    """
+    game, state = start(record)
     for i, m in enumerate(record["moves"]):
-        if m["seat"] not in game.to_act(state):
-            raise ReplayError(f"Move {i} (version {m['version']}): seat {m['seat']} is not to act.")
-        try:
-            events = game.apply(state, m["seat"], game.parse_move(m["move"]),
-                                match_rng(seed, applied_at(record, m)))
-        except Exception as exc:
-            raise ReplayError(f"Move {i} (version {m['version']}) is refused: {exc}") from None
+        events = play(record, game, state, i)
         if step is not None:
             step(i, m, events)
     if not game.is_over(state):
         raise ReplayError(f"The match is not over after its {len(record['moves'])} moves.")
     outcome = game.final_result(state).as_dict()
-    outcome["seed"] = seed
+    outcome["seed"] = record["seed"]
     return rank_forfeits(outcome, [s["seat"] for s in record["seats"] if s.get("forfeited")])

@@ -28,11 +28,12 @@ class Records(RefereeBase):
             moves += [{"version": e["v"], "seat": e["data"]["seat"], "move": e["data"]["move"], "at": e.get("at")}
                       for e in batch if e["type"] == "moved"]
         meta = match.meta
+        _, _, analysis = self.store.analysis(match_id)  # its analysis, once done (service/core/analyses.py)
         return {"format_version": FORMAT_VERSION, "id": match.id, "game": match.game, "players": meta["players"],
                 "options": meta["options"], "seed": meta["seed"], "clock": meta.get("clock"),
                 "seats": [{"seat": i, "name": s["name"], "bot": s["bot"], "forfeited": bool(s.get("out"))}
                           for i, s in enumerate(meta["seats"])],
-                "moves": moves, "result": match.result}
+                "moves": moves, "result": match.result, **({"analysis": analysis} if analysis is not None else {})}
 
     def replay_step(self, match_id: str, token: str | None, step: int) -> dict:
         """A finished match as a spectator saw it after its first ``step`` moves (the web table's replay):

@@ -136,3 +136,49 @@ def decode_page(found: list | None) -> tuple[list, list[dict]] | None:
     """The PAGE script's answer: (head as stored, the events decoded), None for an unknown match (a compacted
     match's events not kept for reading read as none: ``Store.page`` plays them again first)."""
     return None if found is None else (found[0], [orjson.loads(e) for e in found[1]])
+# Ask for a finished match's analysis (service/core/analyses.py), once: KEYS hash, outbox[, outbox index]; ARGV
+# 1 the analysis's first progress ("queued"), 2 now, 3 outbox channel, 4 match id, 5 the progress of an analysis
+# whose job was lost ('' none), then op id, op, ... (its job and the room it keeps).  Answers {0} for an unknown
+# match, {1, status} for one not finished, {2, progress} for an analysis asked before (and neither failed nor still
+# the one lost), {3, progress} for this one: its job is in the outbox, which lives as long as the match.  The
+# hash's expiry is left as it is: an analysis lives and goes with its match.
+ASK_ANALYSIS = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {0} end
+if status ~= 'finished' then return {1, status} end
+local kept = redis.call('HGET', KEYS[1], 'analysis')
+if kept and kept ~= ARGV[5] and not string.find(kept, '"status":"failed"', 1, true) then return {2, kept} end
+redis.call('HSET', KEYS[1], 'analysis', ARGV[1])
+redis.call('HDEL', KEYS[1], 'analysed')
+redis.call('HSET', KEYS[2], unpack(ARGV, 6))
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
+if KEYS[3] then redis.call('ZADD', KEYS[3], 'NX', ARGV[2], ARGV[4]) end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return {3, ARGV[1]}
+"""
+# An analysis job's progress, and at the end its result (its decisions judged so far then go): KEYS hash; ARGV
+# progress, result ('' none yet).  Written only while the analysis is still asked for (its match not expired:
+# never a key without an expiry).
+WRITE_ANALYSIS = """
+if redis.call('HEXISTS', KEYS[1], 'analysis') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'analysis', ARGV[1])
+if ARGV[2] ~= '' then
+  redis.call('HSET', KEYS[1], 'analysed', ARGV[2])
+  redis.call('HDEL', KEYS[1], 'analysing')
+end
+return 1
+"""
+# An analysis job that gives its worker up to a turn waiting for it: its decisions judged so far, its progress and
+# the job that goes on from there (into the match's outbox), in one step.  KEYS hash, outbox[, outbox index]; ARGV
+# progress, decisions judged, now, outbox channel, match id, then op id, op.
+CONTINUE_ANALYSIS = """
+if redis.call('HEXISTS', KEYS[1], 'analysis') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'analysis', ARGV[1], 'analysing', ARGV[2])
+redis.call('HSET', KEYS[2], unpack(ARGV, 6))
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
+if KEYS[3] then redis.call('ZADD', KEYS[3], 'NX', ARGV[3], ARGV[5]) end
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return 1
+"""

@@ -54,7 +54,18 @@ from service.core.outbox import (
     outbox_key,
     writes,
 )
-from service.core.scripts import CAS, IDEM_TTL, OPEN_STREAM, PAGE, TAKEN, decode_page, page_call
+from service.core.scripts import (
+    ASK_ANALYSIS,
+    CAS,
+    CONTINUE_ANALYSIS,
+    IDEM_TTL,
+    OPEN_STREAM,
+    PAGE,
+    TAKEN,
+    WRITE_ANALYSIS,
+    decode_page,
+    page_call,
+)
 
 FIELDS = (b"game", b"status", b"version", b"state", b"meta", b"auth", b"seq", b"result", b"log")
 
@@ -203,6 +214,9 @@ class Store:
         self._taken_script = client.register_script(TAKEN)
         self._open_stream_script = client.register_script(OPEN_STREAM)
         self._page_script = client.register_script(PAGE)
+        self._ask_analysis_script = client.register_script(ASK_ANALYSIS)
+        self._write_analysis_script = client.register_script(WRITE_ANALYSIS)
+        self._continue_analysis_script = client.register_script(CONTINUE_ANALYSIS)
         self._local = threading.local()
         # once: RedisCluster is a Protocol, and isinstance against one costs microseconds on every command
         self.cluster = isinstance(client, RedisCluster)
@@ -429,6 +443,46 @@ class Store:
     def idempotent_answer(self, match_id: str, seat: str, key: str) -> dict | None:
         raw = self.redis.get(idem_key(match_id, seat, key))
         return orjson.loads(raw) if raw else None
+
+    # -- a finished match's analysis (service/core/analyses.py) ----------------------------------
+    def ask_analysis(self, match_id: str, progress: dict, ops: dict[str, dict],
+                     lost: dict | None = None) -> tuple[int, Any]:
+        """Note a finished match's analysis as asked for, with the ops its job owes, unless it was asked before
+        and is not ``lost`` (the progress of one whose job is gone: ``ASK_ANALYSIS``): (0, None) unknown match,
+        (1, status) not finished, (2, progress kept), (3, progress)."""
+        keys = [match_key(match_id), outbox_key(match_id, self.outbox)] + ([self.index] if self.index else [])
+        found = self.run(self._ask_analysis_script, keys,
+                         [dumps(progress), time.time(), self.channel, match_id, dumps(lost) if lost else "",
+                          *encode(ops)])
+        code = int(found[0])
+        if code == 1:
+            return code, found[1].decode()
+        return code, orjson.loads(found[1]) if code else None
+
+    def write_analysis(self, match_id: str, progress: dict, result: dict | None = None) -> bool:
+        """An analysis's progress, and its result once done (compressed: it repeats its keys); False when the
+        match has expired meanwhile (nothing is written)."""
+        blob = zlib.compress(dumps(result), 9) if result is not None else b""
+        return bool(self.run(self._write_analysis_script, [match_key(match_id)], [dumps(progress), blob]))
+
+    def continue_analysis(self, match_id: str, progress: dict, judged: list[dict], ops: dict[str, dict]) -> bool:
+        """Keep an analysis's decisions judged so far with its progress, and owe the job that goes on from there
+        (``CONTINUE_ANALYSIS``); False when the match has expired meanwhile."""
+        keys = [match_key(match_id), outbox_key(match_id, self.outbox)] + ([self.index] if self.index else [])
+        return bool(self.run(self._continue_analysis_script, keys,
+                             [dumps(progress), zlib.compress(dumps(judged), 9), time.time(), self.channel, match_id,
+                              *encode(ops)]))
+
+    def analysis_judged(self, match_id: str) -> list[dict]:
+        """The decisions an analysis has judged so far, kept when its job gave its worker up (none otherwise)."""
+        blob = self.call("HGET", match_key(match_id), "analysing")
+        return orjson.loads(zlib.decompress(blob)) if blob else []
+
+    def analysis(self, match_id: str) -> tuple[Status | None, dict | None, dict | None]:
+        """(the match's status, the progress of its analysis, its result): None where there is none."""
+        status, progress, blob = self.call("HMGET", match_key(match_id), "status", "analysis", "analysed")
+        return (STATUS_OF.get(status), orjson.loads(progress) if progress else None,
+                orjson.loads(zlib.decompress(blob)) if blob else None)
 
     # -- writing --------------------------------------------------------------------------
     def create(self, match: Match, ops: dict[str, dict] | None = None, listed: bool = True) -> None:

@@ -111,6 +111,10 @@ class Settings:
     search_queue: str
     #: the search bot's default budget per decision, in milliseconds
     search_ms: int
+    #: the search budget of each decision a match's analysis judges (``POST /matches/{id}/analysis``), as a bot's
+    #: budget is written: iterations (``300``), milliseconds (``200ms``) or both (``300/200ms``); None: the
+    #: engine's own default (workers/analysis.py)
+    analysis_budget: str | None = None
     #: RQ queue of the bot turns of matches where someone plays over HTTP (a person or a connected
     #: bot): the workers take it before the main queue, so those turns never wait behind all-bot matches
     people_queue: str = "referee-people"
@@ -172,6 +176,7 @@ class Settings:
             retry_after=_int("REFEREE_RETRY_AFTER", 1),
             search_queue=os.environ.get("REFEREE_SEARCH_QUEUE") or f"{queue}-search",
             search_ms=_int("REFEREE_SEARCH_MS", 1000),
+            analysis_budget=os.environ.get("REFEREE_ANALYSIS_BUDGET") or None,
             people_queue=os.environ.get("REFEREE_PEOPLE_QUEUE") or f"{queue}-people",
             bot_slice_ms=_int("REFEREE_BOT_SLICE_MS", 50),
             tournament_tick=float(os.environ.get("REFEREE_TOURNAMENT_TICK", 5)),

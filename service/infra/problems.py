@@ -34,6 +34,8 @@ CODES: dict[str, tuple[int, str]] = {
     "result_not_ready": (409, "The match has no result yet"),
     "already_rated": (409, "This match is already on the ladder"),
     "not_over": (409, "Only available once the match is over"),
+    "match_not_over": (409, "The match is not finished yet"),
+    "no_analysis": (404, "Nobody has asked for this match's analysis"),
     "already_away": (409, "The seat is already played by a bot"),
     "not_away": (409, "The seat is not away"),
     "seat_out": (409, "The seat forfeited the match"),

@@ -21,6 +21,9 @@ SCRIPTS = [*JS.rglob("*.js"), *RENDERERS]
 # travel: gzip at the level the serving front compresses fixed answers with (service/serving/front.py), so a comment
 # that explains the code costs what it costs a browser, not its raw length
 TABLE_PAGE_BUDGET = 39_000
+# the same, that a finished match's table page loads besides for its analysis (js/analysis.js loads them)
+ANALYSIS_PARTS = ["js/analysis.js", "css/analysis.css", "i18n/analysis/de.json"]
+ANALYSIS_BUDGET = 7_000
 
 
 def sentence_keys(path: Path, block: str) -> set[str]:
@@ -62,11 +65,18 @@ def test_the_pages_load_nothing_from_elsewhere_and_stay_small(http):
         paths += [f"/games/{game}/words/de"] if "de" in PLUGINS[game].words_files() else []
         sizes = [len(gzip.compress(http.get(p).data, 6, mtime=0)) for p in paths]
         assert all(sizes) and sum(sizes) < TABLE_PAGE_BUDGET, (game, sum(sizes))
+    # what a finished match's page loads besides: the analysis's module, style and words
+    more = [len(gzip.compress(http.get(f"/static/web/{p}").data, 6, mtime=0)) for p in ANALYSIS_PARTS]
+    assert all(more) and sum(more) < ANALYSIS_BUDGET, sum(more)
 
 
 def _catalogues() -> dict[str, dict]:
     """Per language, the page's words and every built-in game's (each game's package gives its own, Plugin.words)."""
     merged = {path.stem: json.loads(path.read_text()) for path in (PAGES / "i18n").glob("*.json")}
+    for path in (PAGES / "i18n").glob("*/*.json"):  # a part's words, loaded where it is used (the analysis)
+        words = json.loads(path.read_text())
+        assert not set(words) & set(merged[path.stem]), (path, set(words) & set(merged[path.stem]))
+        merged[path.stem].update(words)
     for game in sorted(OWN):
         for lang, path in PLUGINS[game].words_files().items():
             words = json.loads(path.read_text())

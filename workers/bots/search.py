@@ -38,6 +38,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import orjson
 
@@ -72,8 +73,30 @@ class Budget:
         if self.iterations is None and self.ms is None:
             raise ValueError("a budget needs iterations or milliseconds")
 
+    @classmethod
+    def parse(cls, text: str) -> Budget:
+        """A budget as people write it: ``300`` (iterations), ``200ms``, or both, ``300/200ms``."""
+        iterations = ms = None
+        for part in text.strip().split("/"):
+            try:
+                if part.endswith("ms"):
+                    ms = float(part[:-2])
+                else:
+                    iterations = int(part)
+            except ValueError:
+                raise ValueError(f"a budget is N (iterations), Nms or N/Nms, not {text!r}") from None
+        if (iterations is not None and iterations < 1) or (ms is not None and ms <= 0):
+            raise ValueError(f"a budget is positive, not {text!r}")
+        return cls(iterations, ms)
+
+    def __str__(self) -> str:
+        ms = None if self.ms is None else f"{self.ms:g}ms"
+        return "/".join(str(p) for p in (self.iterations, ms) if p is not None)
+
 
 DEFAULT_BUDGET = Budget(ms=1000)
+
+T = TypeVar("T")
 
 def bot_policy(bot: Callable) -> Policy:
     """A playout policy that asks a bot, showing it only the view of the seat to act."""
@@ -135,7 +158,7 @@ def candidates(moves: list[dict]) -> list[dict]:
     return out
 
 
-def _key(move: dict) -> bytes:
+def key(move: dict) -> bytes:
     return orjson.dumps(move, option=orjson.OPT_SORT_KEYS)
 
 
@@ -148,6 +171,12 @@ def rewards(game: Game, state: dict) -> list[float]:
     share = 1 / len(outcome.winners) if outcome.winners else 0
     return [WIN_WEIGHT * (share if p in outcome.winners else 0) + (1 - WIN_WEIGHT) * (s - lo) / spread
             for p, s in enumerate(scores)]
+
+
+def determinize(game: Game, frozen: bytes, seat: int, rng: random.Random) -> bytes:
+    """One deal consistent with ``seat``'s view (given serialized: a sampled state may share lists with the
+    view it was read from, so each deal starts from a fresh copy), serialized for each candidate to load."""
+    return orjson.dumps(game.sample_state(orjson.loads(frozen), seat, rng))
 
 
 def _descend(game: Game, state: dict, node: Node, hooks: Hooks, rng: random.Random) -> list[Node] | None:
@@ -164,7 +193,7 @@ def _descend(game: Game, state: dict, node: Node, hooks: Hooks, rng: random.Rand
             return None
         legal, untried = [], []
         for m in candidates(moves):
-            k = _key(m)
+            k = key(m)
             child = node.children.get(k)
             if child is None:
                 untried.append((k, m))
@@ -173,7 +202,7 @@ def _descend(game: Game, state: dict, node: Node, hooks: Hooks, rng: random.Rand
         best = None
         if not legal or (untried and len(legal) < WIDEN * math.sqrt(node.visits)):
             m = hooks.playout(game, state, actor, moves, rng)
-            k = _key(m)
+            k = key(m)
             if k in node.children:
                 k, m = untried[rng.randrange(len(untried))]
             best = Node(actor, m)
@@ -193,24 +222,27 @@ def _descend(game: Game, state: dict, node: Node, hooks: Hooks, rng: random.Rand
     return path
 
 
-def _play_out(game: Game, state: dict, hooks: Hooks, moves_left: float, rng: random.Random) -> list[float] | None:
-    """Play the determinization on with the playout policy; each seat's reward where it stopped,
-    None if it strands a seat with no legal move."""
+def play_out(game: Game, state: dict, hooks: Hooks, moves_left: float, rng: random.Random,
+             final: Callable[[Game, dict], T] = rewards,
+             judged: Callable[[list[float]], T] = lambda values: values) -> T | None:
+    """Play the determinization on with the playout policy; ``final(game, state)`` where the match ended,
+    ``judged(evaluation)`` where the game's evaluation judged it past ``moves_left`` moves (the search: each
+    seat's reward either way), None if it strands a seat with no legal move."""
     while not game.is_over(state):
         if moves_left <= 0 and hooks.evaluate is not None:
-            reward = hooks.evaluate(state)
-            if reward is not None:
-                return reward
+            values = hooks.evaluate(state)
+            if values is not None:
+                return judged(values)
         actor = game.to_act(state)[0]
         moves = game.legal_moves(state, actor)
         if not moves:
             return None
         game.apply(state, actor, hooks.playout(game, state, actor, moves, rng), rng)
         moves_left -= 1
-    return rewards(game, state)
+    return final(game, state)
 
 
-class _Arm:
+class Arm:
     """A root candidate: its subtree and its reward in each round (None where the deal refused it)."""
 
     __slots__ = ("key", "node", "results")
@@ -221,7 +253,7 @@ class _Arm:
         self.results: list[float | None] = []
 
 
-def _paired(a: _Arm, b: _Arm) -> tuple[float, float, int]:
+def paired(a: Arm, b: Arm) -> tuple[float, float, int]:
     """Mean and standard error of ``a``'s reward minus ``b``'s over the rounds both were played."""
     diffs = [x - y for x, y in zip(a.results, b.results) if x is not None and y is not None]
     n = len(diffs)
@@ -232,7 +264,7 @@ def _paired(a: _Arm, b: _Arm) -> tuple[float, float, int]:
     return mean, math.sqrt(max(var, 1e-4) / n), n
 
 
-def _mean(arm: _Arm) -> float:
+def average(arm: Arm) -> float:
     got = [r for r in arm.results if r is not None]
     return sum(got) / len(got) if got else -math.inf
 
@@ -246,14 +278,14 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
     """
     hooks = hooks or Hooks()
     root_moves = candidates(moves)
-    if extra is not None and all(_key(extra) != _key(m) for m in root_moves):
+    if extra is not None and all(key(extra) != key(m) for m in root_moves):
         root_moves.append(extra)
     if len(root_moves) == 1:
         return root_moves[0], 0
     deadline = time.perf_counter() + budget.ms / 1000 if budget.ms is not None else math.inf
     limit = budget.iterations if budget.iterations is not None else math.inf
-    arms = [_Arm(_key(m), m, seat) for m in root_moves]
-    default = next((a for a in arms if extra is not None and a.key == _key(extra)), None)
+    arms = [Arm(key(m), m, seat) for m in root_moves]
+    default = next((a for a in arms if extra is not None and a.key == key(extra)), None)
     if default is not None:  # played first in every round: the move to beat
         arms.remove(default)
         arms.insert(0, default)
@@ -263,7 +295,7 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
     done = rounds = 0
     while done < limit and (done == 0 or time.perf_counter() < deadline):
         rounds += 1
-        deal = orjson.dumps(game.sample_state(orjson.loads(frozen), seat, rng))
+        deal = determinize(game, frozen, seat, rng)
         chance = rng.getrandbits(64)
         for arm in arms:
             arm.results.append(None)
@@ -280,7 +312,7 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
             path = _descend(game, state, arm.node, hooks, prng)
             if path is None:
                 continue
-            reward = _play_out(game, state, hooks, horizon - len(path) - 1, prng)
+            reward = play_out(game, state, hooks, horizon - len(path) - 1, prng)
             if reward is None:
                 continue
             arm.node.update(reward)
@@ -288,23 +320,23 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
                 node.update(reward)
             arm.results[-1] = reward[seat]
         if rounds >= MIN_ROUNDS and len(racing) > 2:
-            leader = max(racing, key=_mean)
+            leader = max(racing, key=average)
             racing = [a for a in racing if a is leader or a is default or not _trails(a, leader)]
     played = [a for a in arms if a.node.visits]
     if not played:  # no sampled deal allowed any of our moves (a sample_state out of step with the view)
         return (extra or root_moves[0]), done
-    best = max(played, key=_mean)
+    best = max(played, key=average)
     if default is not None and not default.node.visits:
         best = default
     elif default is not None and default is not best:
-        mean, se, _ = _paired(best, default)
+        mean, se, _ = paired(best, default)
         if mean <= CONFIDENCE * se:
             best = default
     return best.node.move, done
 
 
-def _trails(a: _Arm, leader: _Arm) -> bool:
-    mean, se, n = _paired(leader, a)
+def _trails(a: Arm, leader: Arm) -> bool:
+    mean, se, n = paired(leader, a)
     return n >= MIN_ROUNDS and mean > DROP * se
 
 

@@ -95,8 +95,12 @@ export async function loadGameWords(game) {
   if (!which) return;
   const response = await fetch(`/games/${encodeURIComponent(game.name)}/words/${which}`);
   if (!response.ok) return;
-  const words = await response.json();
   scope = game.name;
+  addWords(await response.json());
+}
+
+/** Words merged into the catalogue (a game's, the analysis's): they add keys, never reword the page's. */
+export function addWords(words) {
   for (const [key, text] of Object.entries(words)) if (!pageKeys.has(key)) catalogue[key] = text;
 }
 

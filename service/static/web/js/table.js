@@ -308,6 +308,7 @@ function render() {
   renderLog();
   fill($("result"), snap.result ? renderResult(snap) : null);
   renderReplay();
+  renderAnalysis();
 }
 
 // -- what a move does, before it is chosen ----------------------------------------------------------
@@ -432,6 +433,15 @@ function renderReplay() {
       button("leave", t("replay.leave"), null, false)));
 }
 
+/** A finished match's analysis (./analysis.js, loaded then). */
+function renderAnalysis() {
+  if (page.snap.status !== "finished") return fill($("analysis"));
+  page.analysing ??= import("./analysis.js").then(async (m) => {
+    page.analysis = await m.panel({ matchId, box: $("analysis"), talk, onStep: replayTo, onChange: renderLog });
+  });
+  page.analysis?.render(page.replay?.step ?? null);
+}
+
 function leaveReplay() {
   page.replay = null;
   delete document.body.dataset.replayStep;
@@ -504,9 +514,10 @@ function renderLog() {
     page.shownSeqs = new Set(events.map((e) => e.seq));
     page.loggedUpTo = latest;
   }
-  const list = events.slice(-300).reverse().map((e) => h("li", {
+  const mark = page.analysis?.marker() ?? (() => null); // its mistakes
+  const list = events.slice(-300).map((e) => h("li", {
     "data-seq": e.seq, class: page.newSeqs?.has(e.seq) ? "new" : null,
-  }, sentence(e)));
+  }, mark(e), sentence(e))).reverse();
   fill($("log"), list);
 }
 
