@@ -8,6 +8,7 @@
     referee export MATCH [--output FILE]                 the record of a finished match
     referee export --finished [--since T] [--data DIR]   every kept finished match, as JSON lines
     referee replay FILE [--json]                         replay a record; exit 1 if the result differs
+    referee analyse MATCH_OR_FILE [--budget B] [--json]  a finished match's analysis: chances, mistakes, blunders
     referee arena ...     referee ladder [--game G]     referee loadtest ...     referee bench ...
     referee openapi                                      the OpenAPI document for the installed games
     referee conformance GAME_OR_PACKAGE [--players N] [--variant JSON] [--seed S]   check a game; exit 1 on failure
@@ -524,8 +525,9 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--game")
     la.add_argument("--json", action="store_true")
 
-    from clients import arena, bench, botrun, loadtest
+    from clients import analyse, arena, bench, botrun, loadtest
 
+    analyse.add_parser(sub)
     arena.add_parser(sub)
     botrun.add_parser(sub)
     loadtest.add_parser(sub)

@@ -22,7 +22,8 @@ Noise.  The root runs as the search's does: rounds of one deal each, a move that
 ``DROP`` standard errors of the paired differences leaving the race (never the move played).  A move
 counts as better than the one played only if it beats it by ``SIGNIFICANCE`` standard errors of the
 paired differences over the same deals; otherwise the move played heads the list of best moves and its
-loss is 0 (a few noisy playouts must not call a sound move a mistake).
+loss is 0 (a few noisy playouts must not call a sound move a mistake).  A move played that no deal
+allowed (a sampled state out of step with the view) is not judged: it takes the best move's figures.
 
 Labels (``THRESHOLDS``): a decision's loss is the win chance given away against the best move, labelled
 like Lichess's (which labels by the loss in win chance too: 10, 20, 30 points there).  Ours are smaller,
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from service.core.record import ReplayError, play, start
+from service.core.record import FORMAT_VERSION, ReplayError, match_rng, play, start
 from service.games import GAMES, Game, GameError
 from service.games.base import copy_json
 from workers.bots import GREEDY, SEARCH, Bot, make_bot
@@ -183,9 +184,12 @@ def judge(game: Game, view: dict, moves: list[dict], seat: int, played: dict, bu
         if rounds >= MIN_ROUNDS and len(racing) > 2:
             leader = max(racing, key=average)
             racing = [a for a in racing if a is leader or a is mine or not _trails(a, leader)]
-    kept = [a for a in racing if any(r is not None for r in a.results)]
-    better = sorted((a for a in kept if a is not mine and _beats(a, mine)), key=average, reverse=True)
-    others = sorted((a for a in kept if a is not mine and a not in better), key=average, reverse=True)
+    kept = [a for a in racing if a is not mine and any(r is not None for r in a.results)]
+    better = sorted((a for a in kept if _beats(a, mine)), key=average, reverse=True)
+    others = sorted((a for a in kept if a not in better), key=average, reverse=True)
+    if not any(r is not None for r in mine.results):  # no deal allowed the move played: it is not judged
+        best = [a.judgement() for a in others[:BEST]]
+        return (Judgement(played, best[0].win, best[0].rank, 0) if best else mine.judgement()), best
     best = [a.judgement() for a in [*better, mine, *others][:BEST]]
     return mine.judgement(), best
 
@@ -207,6 +211,7 @@ class Decision:
     index: int
     version: int
     seat: int
+    players: int
     view: dict
     moves: list[dict]
     played: dict
@@ -220,21 +225,25 @@ def decisions(record: dict) -> list[Decision]:
         seat = m["seat"]
         moves = game.legal_moves(state, seat) if seat in game.to_act(state) else []
         if len({key(c) for c in candidates(moves)}) > 1:
-            out.append(Decision(i, m["version"], seat, game.view(state, seat), moves, game.parse_move(m["move"])))
+            out.append(Decision(i, m["version"], seat, record["players"], game.view(state, seat), moves,
+                                game.parse_move(m["move"])))
         play(record, game, state, i)
     if not game.is_over(state):
         raise ReplayError(f"The match is not over after its {len(record['moves'])} moves.")
     return out
 
 
-def _judge_one(job: tuple[str, str, Budget, Decision]) -> dict:
+def judge_decision(job: tuple[str, str, Budget, Decision]) -> dict:
+    """One decision's entry of the analysis: ``(game, record seed, budget, decision)``."""
     name, seed, budget, d = job
     game = GAMES[name]
     hooks = SEARCH[name]
     lead = hooks.lead if hooks.lead is not None else GREEDY[name]
     rng = random.Random(f"{seed}:analysis:{d.version}:{d.seat}")
     mine, best = judge(game, d.view, d.moves, d.seat, d.played, budget, rng, lead)
-    loss = max(0.0, best[0].win - mine.win)
+    if not mine.deals:  # no deal allowed any move (a sample_state out of step with the view): an even chance
+        mine = Judgement(d.played, 1 / d.players, (d.players + 1) / 2, 0)
+    loss = max(0.0, best[0].win - mine.win) if best else 0.0
     return {"index": d.index, "version": d.version, "seat": d.seat, "win": round(mine.win, 3),
             "rank": round(mine.rank, 3), "best": [b.as_dict() for b in best], "loss": round(loss, 3),
             "label": label(round(loss, 3))}
@@ -260,16 +269,21 @@ def size(value: object) -> int:
 
 
 def compact(result: dict, limit: int) -> dict:
-    """Fit the analysis into ``limit`` bytes: first the alternatives' move bodies go where the move played is
-    best, then the list of best moves keeps only its head, then that head's body too where it is the
-    move played (the move played is in the record), and last that head itself where it is the move played
-    (its figures are the decision's own)."""
+    """Fit the analysis into ``limit`` bytes (the record's own size), giving up the least telling part first:
+    the move bodies of the alternatives after the best, then those alternatives, then the best move of a
+    decision labelled good (its figures are the decision's own or nearly), then the best move's body of an
+    inaccuracy, of a mistake, of a blunder (the figures stay: only which move it was is lost), last the
+    figures' third decimal (a match of a game whose every move is a small decision: Liar's Dice)."""
+    def drop(d: dict, keep: str | None = None) -> None:
+        if d["best"] and d["label"] == keep:
+            d["best"] = [{**d["best"][0], "move": None}]
+
     steps: Sequence[Callable[[dict], None]] = (
-        lambda d: d.update(best=d["best"][:1] + [{**b, "move": None} for b in d["best"][1:]])
-        if d["loss"] == 0 else None,
+        lambda d: d.update(best=d["best"][:1] + [{**b, "move": None} for b in d["best"][1:]]),
         lambda d: d.update(best=d["best"][:1]),
-        lambda d: d.update(best=[{**d["best"][0], "move": None}]) if d["loss"] == 0 and d["best"] else None,
-        lambda d: d.update(best=[]) if d["loss"] == 0 else None,
+        lambda d: d.update(best=[]) if d["label"] == "good" else None,
+        *(lambda d, name=name: drop(d, name) for name in LABELS[1:]),
+        coarse,
     )
     for step in steps:
         if size(result) <= limit:
@@ -277,6 +291,14 @@ def compact(result: dict, limit: int) -> dict:
         for d in result["decisions"]:
             step(d)
     return result
+
+
+def coarse(d: dict) -> None:
+    """A decision's figures to two decimals (its label as the loss now reads)."""
+    for item in (d, *d["best"]):
+        item.update(win=round(item["win"], 2), rank=round(item["rank"], 2))
+    d["loss"] = round(max(0.0, d["best"][0]["win"] - d["win"]), 2) if d["best"] else round(d["loss"], 2)
+    d["label"] = label(d["loss"])
 
 
 def analyse(record: dict, budget: Budget | str | None = None, progress: Callable[[int, int], None] | None = None,
@@ -297,36 +319,40 @@ def analyse(record: dict, budget: Budget | str | None = None, progress: Callable
         import multiprocessing
 
         with multiprocessing.get_context("fork").Pool(processes) as pool:
-            for d in pool.imap(_judge_one, jobs, chunksize=max(1, len(jobs) // (8 * processes))):
+            for d in pool.imap(judge_decision, jobs, chunksize=max(1, len(jobs) // (8 * processes))):
                 judged.append(d)
                 if progress is not None:
                     progress(len(judged), len(jobs))
     else:
         for job in jobs:
-            judged.append(_judge_one(job))
+            judged.append(judge_decision(job))
             if progress is not None:
                 progress(len(judged), len(jobs))
     result = {"format": FORMAT, "game": record["game"], "players": record["players"], "budget": str(budget),
               "thresholds": dict(THRESHOLDS), "decisions": judged, "summary": summary(record["players"], judged)}
-    return compact(result, size(record))
+    compact(result, size(record))
+    result["summary"] = summary(record["players"], judged)  # as the decisions now read
+    return result
 
 
 def play_record(name: str, players: int, kinds: Sequence[str], seed: int | str, options: dict | None = None,
-                budget: Budget | None = None) -> dict:
-    """A match played in this process by built-in bots (``kinds[seat]``; the search bot at ``budget``), as the
-    referee would record it (service/core/record.py): for tests and the measurement, no server needed."""
-    from service.core.record import FORMAT_VERSION, match_rng
-
+                budget: Budget | None = None, opening: Sequence[dict] = ()) -> dict:
+    """A match played in this process by built-in bots (``kinds[seat]``; the search bot at ``budget``) after the
+    moves ``opening`` (``{"seat", "move"}`` each), recorded as the referee records one (service/core/record.py):
+    for tests (a planted move, the rest played on) and the measurement; no server needed."""
     game = GAMES[name]
     options = game.load_options(players, options or {})
     bots = {k: make_bot(name, k, budget if k == "search" else None) for k in set(kinds)}
     state, _ = game.opening(players, options, match_rng(seed, "setup"))
-    moves = []
+    moves: list[dict] = []
     while not game.is_over(state):
-        seat = game.to_act(state)[0]
         version = len(moves)
-        move = bots[kinds[seat]](game.view(state, seat), game.legal_moves(state, seat), seat,
-                                 random.Random(f"{seed}:bot:{seat}:{version}"))
+        if version < len(opening):
+            seat, move = opening[version]["seat"], game.parse_move(opening[version]["move"])
+        else:
+            seat = game.to_act(state)[0]
+            move = bots[kinds[seat]](game.view(state, seat), game.legal_moves(state, seat), seat,
+                                     random.Random(f"{seed}:bot:{seat}:{version}"))
         game.apply(state, seat, move, match_rng(seed, version))
         moves.append({"version": version + 1, "seat": seat, "move": move, "at": time.time()})
     result = game.final_result(state).as_dict()
