@@ -58,8 +58,10 @@ THRESHOLDS = {"inaccuracy": 0.05, "mistake": 0.10, "blunder": 0.20}
 LABELS = ("good", "inaccuracy", "mistake", "blunder")
 #: the server's budget per decision (a bot budget's syntax: ``300``, ``200ms``, ``300/200ms``)
 BUDGET_ENV = "REFEREE_ANALYSIS_BUDGET"
-#: playouts per decision when nobody says: reproducible, and a 4-player Super-Blatt match within seconds
-DEFAULT_BUDGET = Budget(iterations=96)
+#: per decision when nobody says: 96 playouts, or 100 ms where they take longer (a long match: a 5-player
+#: three-hand Paparazzo's 750 decisions in 45 s on two processes; a 4-player Super-Blatt's 60 in 3 s); reproducible
+#: wherever the 96 playouts fit in the time
+DEFAULT_BUDGET = Budget(iterations=96, ms=100)
 #: moves a playout makes before the game's evaluation may end it (where the game has one)
 HORIZON = 40
 #: standard errors of the paired differences by which a move must beat the one played to count as better
@@ -272,8 +274,9 @@ def compact(result: dict, limit: int) -> dict:
     """Fit the analysis into ``limit`` bytes (the record's own size), giving up the least telling part first:
     the move bodies of the alternatives after the best, then those alternatives, then the best move of a
     decision labelled good (its figures are the decision's own or nearly), then the best move's body of an
-    inaccuracy, of a mistake, of a blunder (the figures stay: only which move it was is lost), last the
-    figures' third decimal (a match of a game whose every move is a small decision: Liar's Dice)."""
+    inaccuracy, of a mistake, of a blunder (the figures stay: only which move it was is lost), then the
+    figures' third decimal, last the best move of an inaccuracy, a mistake, a blunder (the loss stays).  A
+    game whose every move is a small decision (Big Shot's bids) may not fit even then: docs/analysis.md."""
     def drop(d: dict, keep: str | None = None) -> None:
         if d["best"] and d["label"] == keep:
             d["best"] = [{**d["best"][0], "move": None}]
@@ -284,6 +287,7 @@ def compact(result: dict, limit: int) -> dict:
         lambda d: d.update(best=[]) if d["label"] == "good" else None,
         *(lambda d, name=name: drop(d, name) for name in LABELS[1:]),
         coarse,
+        *(lambda d, name=name: d.update(best=[]) if d["label"] == name else None for name in LABELS[1:]),
     )
     for step in steps:
         if size(result) <= limit:
@@ -294,11 +298,17 @@ def compact(result: dict, limit: int) -> dict:
 
 
 def coarse(d: dict) -> None:
-    """A decision's figures to two decimals (its label as the loss now reads)."""
+    """A decision's figures to two decimals, whole ones as integers (its label as the loss now reads)."""
     for item in (d, *d["best"]):
-        item.update(win=round(item["win"], 2), rank=round(item["rank"], 2))
-    d["loss"] = round(max(0.0, d["best"][0]["win"] - d["win"]), 2) if d["best"] else round(d["loss"], 2)
+        item.update(win=_short(item["win"]), rank=_short(item["rank"]))
+    d["loss"] = _short(max(0.0, d["best"][0]["win"] - d["win"]) if d["best"] else d["loss"])
     d["label"] = label(d["loss"])
+
+
+def _short(value: float) -> float | int:
+    """Two decimals, a whole number without its ``.0``."""
+    value = round(value, 2)
+    return int(value) if value == int(value) else value
 
 
 def analyse(record: dict, budget: Budget | str | None = None, progress: Callable[[int, int], None] | None = None,

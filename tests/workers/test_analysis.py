@@ -24,14 +24,7 @@ def record_of(name: str, seed: int = 1, kinds: str = "random") -> dict:
     return play_record(name, players, [kinds] * players, seed)
 
 
-#: games whose every move is a small decision: at the contract's keys a decision takes ~85 bytes, more than a move
-#: of theirs in the record (~70), even with every best move dropped and two decimals (the report of issue #48)
-OVERSIZE = {"big_shot"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(n in OVERSIZE, strict=True,
-                                                                          reason="a decision outweighs a move"))
-                                  for n in sorted(GAMES)])
+@pytest.mark.parametrize("name", sorted(GAMES))
 def test_a_random_match_is_analysed_to_the_contract_reproducibly_and_within_its_records_size(name):
     record = record_of(name)
     seen = []
