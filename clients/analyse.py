@@ -16,8 +16,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from clients.cli import DEFAULT_URL
-from clients.client import Referee, RefereeError
+from clients.client import DEFAULT_URL, Referee, RefereeError
 from workers.analysis import BUDGET_ENV, LABELS, analyse, budget_from_env
 from workers.bots.search import Budget
 

@@ -24,11 +24,10 @@ import sys
 import time
 from typing import Any
 
-from clients.client import Referee, RefereeError
+from clients.client import DEFAULT_URL, Referee, RefereeError
 from service.infra.config import Settings
 from service.infra.processes import catch_stop_signals, stop_requested
 
-DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
 PROCESSES = 4
 #: ``referee serve``'s workers (bot turns, scorings) run below the API on the host they share with it: under

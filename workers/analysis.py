@@ -14,9 +14,10 @@ game gives the search an evaluation (``Hooks.evaluate``: in every built-in game 
 seat's chance to win, a softmax fitted to or shaped like the outcomes), a playout that has made
 ``HORIZON`` moves stops where the evaluation can judge it, and the evaluation is taken as the win shares
 (the ranks follow its order); a long match (Big Shot's 250 moves) would cost too much played to the end.
-Where the game says its deals cannot judge a decision (``Hooks.lead_stands``, e.g. Picture Perfect's final
-placement, whose other photos are hidden and dealt empty) the evaluation judges it at once, so such moves
-are judged only by what the evaluation reads (in Picture Perfect: not the photo itself).
+Where the game says its deals cannot judge a decision (``Hooks.lead_stands`` where it has an evaluation: a
+search evaluates those at once; Picture Perfect's final placement, whose other photos are hidden and dealt
+empty, so that every seat would look sure to win its own deals), the decision is not judged: it keeps the
+seat's chance from its last judged decision (1/players before any), no best moves and no loss.
 
 Noise.  The root runs as the search's does: rounds of one deal each, a move that trails the best by
 ``DROP`` standard errors of the paired differences leaving the race (never the move played).  A move
@@ -235,9 +236,19 @@ def decisions(record: dict) -> list[Decision]:
     return out
 
 
+def unjudged(name: str, view: dict) -> bool:
+    """Whether the game says its deals cannot judge this decision (see above)."""
+    hooks = SEARCH[name]
+    return hooks.evaluate is not None and hooks.lead_stands is not None and hooks.lead_stands(view)
+
+
 def judge_decision(job: tuple[str, str, Budget, Decision]) -> dict:
-    """One decision's entry of the analysis: ``(game, record seed, budget, decision)``."""
+    """One decision's entry of the analysis: ``(game, record seed, budget, decision)``; ``win`` and ``rank``
+    None where the decision is not judged (``unjudged``: ``analyse`` carries the seat's last ones)."""
     name, seed, budget, d = job
+    if unjudged(name, d.view):
+        return {"index": d.index, "version": d.version, "seat": d.seat, "win": None, "rank": None, "best": [],
+                "loss": 0.0, "label": "good"}
     game = GAMES[name]
     hooks = SEARCH[name]
     lead = hooks.lead if hooks.lead is not None else GREEDY[name]
@@ -338,6 +349,12 @@ def analyse(record: dict, budget: Budget | str | None = None, progress: Callable
             judged.append(judge_decision(job))
             if progress is not None:
                 progress(len(judged), len(jobs))
+    players = record["players"]
+    last = {seat: (round(1 / players, 3), round((players + 1) / 2, 3)) for seat in range(players)}
+    for d in judged:  # a decision not judged keeps its seat's last chance
+        if d["win"] is None:
+            d["win"], d["rank"] = last[d["seat"]]
+        last[d["seat"]] = d["win"], d["rank"]
     result = {"format": FORMAT, "game": record["game"], "players": record["players"], "budget": str(budget),
               "thresholds": dict(THRESHOLDS), "decisions": judged, "summary": summary(record["players"], judged)}
     compact(result, size(record))

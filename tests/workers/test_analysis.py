@@ -157,3 +157,4 @@ def test_the_cli_reports_the_turning_points_and_prints_the_json(tmp_path, capsys
     for s in data["summary"]:
         for i in s["decisive"]:
             assert f"move {data['decisions'][i]['index'] + 1} " in out
+
