@@ -21,6 +21,7 @@ from workers.analysis import BUDGET_ENV, LABELS, analyse, budget_from_env
 from workers.bots.search import Budget
 
 BAR = 30
+PLURAL = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
 
 
 def load(source: str, url: str, token: str | None) -> dict:
@@ -72,7 +73,7 @@ def report(record: dict, analysis: dict) -> str:
         mine = [d for d in analysis["decisions"] if d["seat"] == s["seat"]]
         first = f"{mine[0]['win']:.0%}" if mine else "-"
         last = f"{mine[-1]['win']:.0%}" if mine else "-"
-        counts = ", ".join(f"{s['labels'][name]} {name}{'s' if s['labels'][name] != 1 else ''}"
+        counts = ", ".join(f"{s['labels'][name]} {name if s['labels'][name] == 1 else PLURAL[name]}"
                            for name in LABELS[1:])
         won = " (won)" if s["seat"] in winners else ""
         lines.append(f"seat {s['seat']} {names.get(s['seat'], '')}{won}: {s['decisions']} decisions, average loss "
@@ -100,7 +101,8 @@ def cmd_analyse(args) -> int:
         print(f"referee analyse: {exc}", file=sys.stderr)
         return 1
     budget = Budget.parse(args.budget) if args.budget else budget_from_env()
-    result = analyse(record, budget, progress_bar(sys.stderr), processes=args.processes)
+    # the report names every better move: the analysis in full, not fitted into the record's size as kept
+    result = analyse(record, budget, progress_bar(sys.stderr), processes=args.processes, fit=args.json)
     print(json.dumps(result) if args.json else report(record, result))
     return 0
 

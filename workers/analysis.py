@@ -323,12 +323,13 @@ def _short(value: float) -> float | int:
 
 
 def analyse(record: dict, budget: Budget | str | None = None, progress: Callable[[int, int], None] | None = None,
-            processes: int = 1) -> dict:
+            processes: int = 1, fit: bool = True) -> dict:
     """The analysis of a finished match's record (the contract: docs/analysis.md).
 
     ``budget`` per decision (a Budget or its text; default ``REFEREE_ANALYSIS_BUDGET``, else
     ``DEFAULT_BUDGET``); ``progress(done, total)`` after each decision judged; ``processes`` > 1 judges
-    decisions in that many processes (forked), with the same result."""
+    decisions in that many processes (forked), with the same result; ``fit``: within the record's size
+    (``compact``), as it is kept and served."""
     if budget is None:
         budget = budget_from_env()
     elif isinstance(budget, str):
@@ -357,7 +358,8 @@ def analyse(record: dict, budget: Budget | str | None = None, progress: Callable
         last[d["seat"]] = d["win"], d["rank"]
     result = {"format": FORMAT, "game": record["game"], "players": record["players"], "budget": str(budget),
               "thresholds": dict(THRESHOLDS), "decisions": judged, "summary": summary(record["players"], judged)}
-    compact(result, size(record))
+    if fit:
+        compact(result, size(record))
     result["summary"] = summary(record["players"], judged)  # as the decisions now read
     return result
 
