@@ -22,6 +22,8 @@ from workers.bots.search import Budget
 KINDS = ("search", "greedy", "random")
 STAGES = ("first", "middle", "last")
 BINS = 10
+#: decisions a bin needs to be drawn (a handful of decisions at one estimate is no rate)
+MIN_BIN = 30
 COLOURS = ("#1b6ca8", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#555555")
 
 
@@ -66,8 +68,7 @@ def scores(points: list[tuple[int, float, float, int]]) -> dict:
 
 def svg(results: dict[str, dict], note: str) -> str:
     """The reliability diagram: per game, observed win rate against mean estimate per bin (the diagonal: perfect)."""
-    w, h, pad = 420, 440, 50
-    side = w - 2 * pad
+    w, h, pad, side = 600, 440, 50, 320
 
     def x(v: float) -> float:
         return pad + v * side
@@ -84,16 +85,17 @@ def svg(results: dict[str, dict], note: str) -> str:
     for t in (0, 0.25, 0.5, 0.75, 1):
         parts.append(f'<text x="{x(t)}" y="{y(0) + 16}" text-anchor="middle">{t:g}</text>')
         parts.append(f'<text x="{x(0) - 6}" y="{y(t) + 4}" text-anchor="end">{t:g}</text>')
-    parts.append(f'<text x="{w / 2}" y="{y(0) + 34}" text-anchor="middle">estimated chance to win (win)</text>')
+    parts.append(f'<text x="{x(0.5)}" y="{y(0) + 34}" text-anchor="middle">estimated chance to win (win)</text>')
     parts.append(f'<text x="14" y="{h / 2 - 30}" transform="rotate(-90 14 {h / 2 - 30})" '
                  f'text-anchor="middle">observed win rate</text>')
     parts.append(f'<text x="{pad}" y="30">{note}</text>')
     for i, (name, r) in enumerate(results.items()):
         colour = COLOURS[i % len(COLOURS)]
-        pts = " ".join(f"{x(e):.1f},{y(o):.1f}" for e, o, _ in r["bins"])
+        shown = [(e, o, n) for e, o, n in r["bins"] if n >= MIN_BIN]
+        pts = " ".join(f"{x(e):.1f},{y(o):.1f}" for e, o, _ in shown)
         parts.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"/>')
         parts += [f'<circle cx="{x(e):.1f}" cy="{y(o):.1f}" r="3" fill="{colour}"><title>{name}: {n} decisions, '
-                  f'estimate {e:.2f}, observed {o:.2f}</title></circle>' for e, o, n in r["bins"]]
+                  f'estimate {e:.2f}, observed {o:.2f}</title></circle>' for e, o, n in shown]
         est, base, n = r["all"]
         parts.append(f'<text x="{pad}" y="{h + 20 * i}" fill="{colour}">{name}: Brier {est:.3f} vs 1/players '
                      f'{base:.3f} ({r["matches"]} matches, {n} decisions)</text>')
@@ -133,6 +135,7 @@ def main(argv: list[str] | None = None) -> None:
         print("  reliability (estimate -> observed, decisions): " + ", ".join(
             f"{e:.2f}->{o:.2f} ({k})" for e, o, k in r["bins"]), flush=True)
     if args.svg:
-        note = f"analysis budget {args.budget} playouts; search bot {args.iterations} iterations; seats rotating"
+        note = (f"analysis budget {args.budget} playouts; search bot {args.iterations} iterations; seats rotating; "
+                f"bins of {MIN_BIN}+ decisions")
         Path(args.svg).write_text(svg(results, note))
         print(f"wrote {args.svg}")
