@@ -33,10 +33,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
-from clients.client import Referee, RefereeError
+from clients.client import DEFAULT_URL, Referee, RefereeError
 
 Chooser = Callable[[dict, list, int, random.Random], dict]
-DEFAULT_URL = "http://127.0.0.1:8000"
 #: a refused move that is the participant's fault, not a race with another seat
 FORFEIT_CODES = ("invalid_move", "illegal_move", "invalid_body")
 

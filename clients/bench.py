@@ -22,6 +22,8 @@
            ``--moves`` warm moves), a figure that does not vary with the machine's load.
 ``bots-http`` drives a running server (``--url``, as ``referee loadtest`` does; it starts nothing) and
            prints what its bot turns cost: see ``referee bench bots-http --help``.
+``analysis`` scores the analysis's estimated chances against all-bot matches' results (Brier score, reliability
+           diagram): see ``referee bench analysis --help`` (clients/bench_analysis.py).
 ``tournament`` plays a Swiss tournament of connected bot accounts and built-in bots on a running server
            and prints its wall time, moves/s, the connected bots' decision latency and the standings: see
            ``referee bench tournament --help`` (clients/bench_tournament.py).
@@ -568,6 +570,11 @@ def main(argv: list[str] | None = None) -> None:
         from clients import bench_serving
 
         bench_serving.main(argv[1:])
+        return
+    if argv and argv[0] == "analysis":  # the analysis's chances against the results: clients/bench_analysis.py
+        from clients import bench_analysis
+
+        bench_analysis.main(argv[1:])
         return
     if argv and argv[0] == "watchers":  # against a server of its own: see clients/watchers.py
         from clients import watchers

@@ -32,9 +32,8 @@ from urllib.parse import urlsplit
 import requests
 
 from clients.arena import Forfeit, Program
-from clients.client import Referee, RefereeError, sse_frames
+from clients.client import DEFAULT_URL, Referee, RefereeError, sse_frames
 
-DEFAULT_URL = "http://127.0.0.1:8000"
 RETRY_S = 1.0  # the first pause before a reconnect (doubling up to RETRY_MAX_S while the server is away)
 RETRY_MAX_S = 10.0
 #: refusals that mean the turn is no longer ours (the match moved on): nothing to do

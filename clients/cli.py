@@ -8,6 +8,7 @@
     referee export MATCH [--output FILE]                 the record of a finished match
     referee export --finished [--since T] [--data DIR]   every kept finished match, as JSON lines
     referee replay FILE [--json]                         replay a record; exit 1 if the result differs
+    referee analyse MATCH_OR_FILE [--budget B] [--json]  a finished match's analysis: chances, mistakes, blunders
     referee arena ...     referee ladder [--game G]     referee loadtest ...     referee bench ...
     referee openapi                                      the OpenAPI document for the installed games
     referee conformance GAME_OR_PACKAGE [--players N] [--variant JSON] [--seed S]   check a game; exit 1 on failure
@@ -23,11 +24,10 @@ import sys
 import time
 from typing import Any
 
-from clients.client import Referee, RefereeError
+from clients.client import DEFAULT_URL, Referee, RefereeError
 from service.infra.config import Settings
 from service.infra.processes import catch_stop_signals, stop_requested
 
-DEFAULT_URL = "http://127.0.0.1:8000"
 SEARCH_WORKERS_HELP = "workers for the search bot's turns (they also help the others when idle)"
 PROCESSES = 4
 #: ``referee serve``'s workers (bot turns, scorings) run below the API on the host they share with it: under
@@ -525,8 +525,9 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--game")
     la.add_argument("--json", action="store_true")
 
-    from clients import arena, bench, botrun, loadtest
+    from clients import analyse, arena, bench, botrun, loadtest
 
+    analyse.add_parser(sub)
     arena.add_parser(sub)
     botrun.add_parser(sub)
     loadtest.add_parser(sub)

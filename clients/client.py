@@ -19,6 +19,8 @@ from typing import Any
 import requests
 
 #: a connection that failed, timed out, or broke in the middle of an answer (the server went away): try again
+#: where the command line finds the service unless told (``--url``, ``$REFEREE_URL``)
+DEFAULT_URL = "http://127.0.0.1:8000"
 TRANSIENT = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
 RETRY_S = 1.0  # pause before resuming a dropped wait (the server's retry: hint replaces it for streams)
 

@@ -14,15 +14,17 @@ game gives the search an evaluation (``Hooks.evaluate``: in every built-in game 
 seat's chance to win, a softmax fitted to or shaped like the outcomes), a playout that has made
 ``HORIZON`` moves stops where the evaluation can judge it, and the evaluation is taken as the win shares
 (the ranks follow its order); a long match (Big Shot's 250 moves) would cost too much played to the end.
-Where the game says its deals cannot judge a decision (``Hooks.lead_stands``, e.g. Picture Perfect's final
-placement, whose other photos are hidden and dealt empty) the evaluation judges it at once, so such moves
-are judged only by what the evaluation reads (in Picture Perfect: not the photo itself).
+Where the game says its deals cannot judge a decision (``Hooks.lead_stands`` where it has an evaluation: a
+search evaluates those at once; Picture Perfect's final placement, whose other photos are hidden and dealt
+empty, so that every seat would look sure to win its own deals), the decision is not judged: it keeps the
+seat's chance from its last judged decision (1/players before any), no best moves and no loss.
 
 Noise.  The root runs as the search's does: rounds of one deal each, a move that trails the best by
 ``DROP`` standard errors of the paired differences leaving the race (never the move played).  A move
 counts as better than the one played only if it beats it by ``SIGNIFICANCE`` standard errors of the
 paired differences over the same deals; otherwise the move played heads the list of best moves and its
-loss is 0 (a few noisy playouts must not call a sound move a mistake).
+loss is 0 (a few noisy playouts must not call a sound move a mistake).  A move played that no deal
+allowed (a sampled state out of step with the view) is not judged: it takes the best move's figures.
 
 Labels (``THRESHOLDS``): a decision's loss is the win chance given away against the best move, labelled
 like Lichess's (which labels by the loss in win chance too: 10, 20, 30 points there).  Ours are smaller,
@@ -45,7 +47,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from service.core.record import ReplayError, play, start
+from service.core.record import FORMAT_VERSION, ReplayError, match_rng, play, start
 from service.games import GAMES, Game, GameError
 from service.games.base import copy_json
 from workers.bots import GREEDY, SEARCH, Bot, make_bot
@@ -57,8 +59,10 @@ THRESHOLDS = {"inaccuracy": 0.05, "mistake": 0.10, "blunder": 0.20}
 LABELS = ("good", "inaccuracy", "mistake", "blunder")
 #: the server's budget per decision (a bot budget's syntax: ``300``, ``200ms``, ``300/200ms``)
 BUDGET_ENV = "REFEREE_ANALYSIS_BUDGET"
-#: playouts per decision when nobody says: reproducible, and a 4-player Super-Blatt match within seconds
-DEFAULT_BUDGET = Budget(iterations=96)
+#: per decision when nobody says: 96 playouts, or 100 ms where they take longer (a long match: a 5-player
+#: three-hand Paparazzo's 750 decisions in 45 s on two processes; a 4-player Super-Blatt's 60 in 3 s); reproducible
+#: wherever the 96 playouts fit in the time
+DEFAULT_BUDGET = Budget(iterations=96, ms=100)
 #: moves a playout makes before the game's evaluation may end it (where the game has one)
 HORIZON = 40
 #: standard errors of the paired differences by which a move must beat the one played to count as better
@@ -183,9 +187,12 @@ def judge(game: Game, view: dict, moves: list[dict], seat: int, played: dict, bu
         if rounds >= MIN_ROUNDS and len(racing) > 2:
             leader = max(racing, key=average)
             racing = [a for a in racing if a is leader or a is mine or not _trails(a, leader)]
-    kept = [a for a in racing if any(r is not None for r in a.results)]
-    better = sorted((a for a in kept if a is not mine and _beats(a, mine)), key=average, reverse=True)
-    others = sorted((a for a in kept if a is not mine and a not in better), key=average, reverse=True)
+    kept = [a for a in racing if a is not mine and any(r is not None for r in a.results)]
+    better = sorted((a for a in kept if _beats(a, mine)), key=average, reverse=True)
+    others = sorted((a for a in kept if a not in better), key=average, reverse=True)
+    if not any(r is not None for r in mine.results):  # no deal allowed the move played: it is not judged
+        best = [a.judgement() for a in others[:BEST]]
+        return (Judgement(played, best[0].win, best[0].rank, 0) if best else mine.judgement()), best
     best = [a.judgement() for a in [*better, mine, *others][:BEST]]
     return mine.judgement(), best
 
@@ -207,6 +214,7 @@ class Decision:
     index: int
     version: int
     seat: int
+    players: int
     view: dict
     moves: list[dict]
     played: dict
@@ -220,21 +228,35 @@ def decisions(record: dict) -> list[Decision]:
         seat = m["seat"]
         moves = game.legal_moves(state, seat) if seat in game.to_act(state) else []
         if len({key(c) for c in candidates(moves)}) > 1:
-            out.append(Decision(i, m["version"], seat, game.view(state, seat), moves, game.parse_move(m["move"])))
+            out.append(Decision(i, m["version"], seat, record["players"], game.view(state, seat), moves,
+                                game.parse_move(m["move"])))
         play(record, game, state, i)
     if not game.is_over(state):
         raise ReplayError(f"The match is not over after its {len(record['moves'])} moves.")
     return out
 
 
-def _judge_one(job: tuple[str, str, Budget, Decision]) -> dict:
+def unjudged(name: str, view: dict) -> bool:
+    """Whether the game says its deals cannot judge this decision (see above)."""
+    hooks = SEARCH[name]
+    return hooks.evaluate is not None and hooks.lead_stands is not None and hooks.lead_stands(view)
+
+
+def judge_decision(job: tuple[str, str, Budget, Decision]) -> dict:
+    """One decision's entry of the analysis: ``(game, record seed, budget, decision)``; ``win`` and ``rank``
+    None where the decision is not judged (``unjudged``: ``analyse`` carries the seat's last ones)."""
     name, seed, budget, d = job
+    if unjudged(name, d.view):
+        return {"index": d.index, "version": d.version, "seat": d.seat, "win": None, "rank": None, "best": [],
+                "loss": 0.0, "label": "good"}
     game = GAMES[name]
     hooks = SEARCH[name]
     lead = hooks.lead if hooks.lead is not None else GREEDY[name]
     rng = random.Random(f"{seed}:analysis:{d.version}:{d.seat}")
     mine, best = judge(game, d.view, d.moves, d.seat, d.played, budget, rng, lead)
-    loss = max(0.0, best[0].win - mine.win)
+    if not mine.deals:  # no deal allowed any move (a sample_state out of step with the view): an even chance
+        mine = Judgement(d.played, 1 / d.players, (d.players + 1) / 2, 0)
+    loss = max(0.0, best[0].win - mine.win) if best else 0.0
     return {"index": d.index, "version": d.version, "seat": d.seat, "win": round(mine.win, 3),
             "rank": round(mine.rank, 3), "best": [b.as_dict() for b in best], "loss": round(loss, 3),
             "label": label(round(loss, 3))}
@@ -260,16 +282,23 @@ def size(value: object) -> int:
 
 
 def compact(result: dict, limit: int) -> dict:
-    """Fit the analysis into ``limit`` bytes: first the alternatives' move bodies go where the move played is
-    best, then the list of best moves keeps only its head, then that head's body too where it is the
-    move played (the move played is in the record), and last that head itself where it is the move played
-    (its figures are the decision's own)."""
+    """Fit the analysis into ``limit`` bytes (the record's own size), giving up the least telling part first:
+    the move bodies of the alternatives after the best, then those alternatives, then the best move of a
+    decision labelled good (its figures are the decision's own or nearly), then the best move's body of an
+    inaccuracy, of a mistake, of a blunder (the figures stay: only which move it was is lost), then the
+    figures' third decimal, last the best move of an inaccuracy, a mistake, a blunder (the loss stays).  A
+    game whose every move is a small decision (Big Shot's bids) may not fit even then: docs/analysis.md."""
+    def drop(d: dict, keep: str | None = None) -> None:
+        if d["best"] and d["label"] == keep:
+            d["best"] = [{**d["best"][0], "move": None}]
+
     steps: Sequence[Callable[[dict], None]] = (
-        lambda d: d.update(best=d["best"][:1] + [{**b, "move": None} for b in d["best"][1:]])
-        if d["loss"] == 0 else None,
+        lambda d: d.update(best=d["best"][:1] + [{**b, "move": None} for b in d["best"][1:]]),
         lambda d: d.update(best=d["best"][:1]),
-        lambda d: d.update(best=[{**d["best"][0], "move": None}]) if d["loss"] == 0 and d["best"] else None,
-        lambda d: d.update(best=[]) if d["loss"] == 0 else None,
+        lambda d: d.update(best=[]) if d["label"] == "good" else None,
+        *(lambda d, name=name: drop(d, name) for name in LABELS[1:]),
+        coarse,
+        *(lambda d, name=name: d.update(best=[]) if d["label"] == name else None for name in LABELS[1:]),
     )
     for step in steps:
         if size(result) <= limit:
@@ -279,13 +308,28 @@ def compact(result: dict, limit: int) -> dict:
     return result
 
 
+def coarse(d: dict) -> None:
+    """A decision's figures to two decimals, whole ones as integers (its label as the loss now reads)."""
+    for item in (d, *d["best"]):
+        item.update(win=_short(item["win"]), rank=_short(item["rank"]))
+    d["loss"] = _short(max(0.0, d["best"][0]["win"] - d["win"]) if d["best"] else d["loss"])
+    d["label"] = label(d["loss"])
+
+
+def _short(value: float) -> float | int:
+    """Two decimals, a whole number without its ``.0``."""
+    value = round(value, 2)
+    return int(value) if value == int(value) else value
+
+
 def analyse(record: dict, budget: Budget | str | None = None, progress: Callable[[int, int], None] | None = None,
-            processes: int = 1) -> dict:
+            processes: int = 1, fit: bool = True) -> dict:
     """The analysis of a finished match's record (the contract: docs/analysis.md).
 
     ``budget`` per decision (a Budget or its text; default ``REFEREE_ANALYSIS_BUDGET``, else
     ``DEFAULT_BUDGET``); ``progress(done, total)`` after each decision judged; ``processes`` > 1 judges
-    decisions in that many processes (forked), with the same result."""
+    decisions in that many processes (forked), with the same result; ``fit``: within the record's size
+    (``compact``), as it is kept and served."""
     if budget is None:
         budget = budget_from_env()
     elif isinstance(budget, str):
@@ -297,36 +341,47 @@ def analyse(record: dict, budget: Budget | str | None = None, progress: Callable
         import multiprocessing
 
         with multiprocessing.get_context("fork").Pool(processes) as pool:
-            for d in pool.imap(_judge_one, jobs, chunksize=max(1, len(jobs) // (8 * processes))):
+            for d in pool.imap(judge_decision, jobs, chunksize=max(1, len(jobs) // (8 * processes))):
                 judged.append(d)
                 if progress is not None:
                     progress(len(judged), len(jobs))
     else:
         for job in jobs:
-            judged.append(_judge_one(job))
+            judged.append(judge_decision(job))
             if progress is not None:
                 progress(len(judged), len(jobs))
+    players = record["players"]
+    last = {seat: (round(1 / players, 3), round((players + 1) / 2, 3)) for seat in range(players)}
+    for d in judged:  # a decision not judged keeps its seat's last chance
+        if d["win"] is None:
+            d["win"], d["rank"] = last[d["seat"]]
+        last[d["seat"]] = d["win"], d["rank"]
     result = {"format": FORMAT, "game": record["game"], "players": record["players"], "budget": str(budget),
               "thresholds": dict(THRESHOLDS), "decisions": judged, "summary": summary(record["players"], judged)}
-    return compact(result, size(record))
+    if fit:
+        compact(result, size(record))
+    result["summary"] = summary(record["players"], judged)  # as the decisions now read
+    return result
 
 
 def play_record(name: str, players: int, kinds: Sequence[str], seed: int | str, options: dict | None = None,
-                budget: Budget | None = None) -> dict:
-    """A match played in this process by built-in bots (``kinds[seat]``; the search bot at ``budget``), as the
-    referee would record it (service/core/record.py): for tests and the measurement, no server needed."""
-    from service.core.record import FORMAT_VERSION, match_rng
-
+                budget: Budget | None = None, opening: Sequence[dict] = ()) -> dict:
+    """A match played in this process by built-in bots (``kinds[seat]``; the search bot at ``budget``) after the
+    moves ``opening`` (``{"seat", "move"}`` each), recorded as the referee records one (service/core/record.py):
+    for tests (a planted move, the rest played on) and the measurement; no server needed."""
     game = GAMES[name]
     options = game.load_options(players, options or {})
     bots = {k: make_bot(name, k, budget if k == "search" else None) for k in set(kinds)}
     state, _ = game.opening(players, options, match_rng(seed, "setup"))
-    moves = []
+    moves: list[dict] = []
     while not game.is_over(state):
-        seat = game.to_act(state)[0]
         version = len(moves)
-        move = bots[kinds[seat]](game.view(state, seat), game.legal_moves(state, seat), seat,
-                                 random.Random(f"{seed}:bot:{seat}:{version}"))
+        if version < len(opening):
+            seat, move = opening[version]["seat"], game.parse_move(opening[version]["move"])
+        else:
+            seat = game.to_act(state)[0]
+            move = bots[kinds[seat]](game.view(state, seat), game.legal_moves(state, seat), seat,
+                                     random.Random(f"{seed}:bot:{seat}:{version}"))
         game.apply(state, seat, move, match_rng(seed, version))
         moves.append({"version": version + 1, "seat": seat, "move": move, "at": time.time()})
     result = game.final_result(state).as_dict()

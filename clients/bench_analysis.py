@@ -1,0 +1,141 @@
+"""``referee bench analysis``: is the analysis right?  Its estimated chances scored against the results.
+
+All-bot matches are played in this process's pool (seats rotating among the search, greedy and random bots; the
+search bot at a small iteration budget, so that many matches are cheap), each is analysed (workers/analysis.py) at
+``--budget``, and every decision's ``win`` (the acting seat's estimated chance to win with the move it played) is
+scored against that seat's actual win share: the Brier score, against the uninformed 1/players, per game and by
+stage of the match (first, middle and last third of its moves), and a reliability diagram (decisions binned by
+estimate: mean estimate against observed win rate) written as SVG.  Deterministic for a seed and budgets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import time
+from pathlib import Path
+
+from service.games import GAMES
+from workers.analysis import analyse, play_record
+from workers.bots.search import Budget
+
+KINDS = ("search", "greedy", "random")
+STAGES = ("first", "middle", "last")
+BINS = 10
+#: decisions a bin needs to be drawn (a handful of decisions at one estimate is no rate)
+MIN_BIN = 30
+COLOURS = ("#1b6ca8", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#555555")
+
+
+def table_size(name: str) -> int:
+    """Three seats where the game allows (one of each kind), else its nearest size."""
+    game = GAMES[name]
+    return min(max(3, game.min_players), game.max_players)
+
+
+def one_match(job: tuple[str, int, int, int, str]) -> list[tuple[int, float, float, int]]:
+    """Match ``m`` of a game, analysed: per decision (stage, estimate, actual win share, players)."""
+    name, m, seed, iterations, budget = job
+    players = table_size(name)
+    kinds = [KINDS[(m + s) % len(KINDS)] for s in range(players)]
+    record = play_record(name, players, kinds, f"{seed}:{m}", budget=Budget(iterations=iterations))
+    winners = record["result"]["winners"]
+    moves = len(record["moves"])
+    out = []
+    for d in analyse(record, budget)["decisions"]:
+        actual = 1 / len(winners) if d["seat"] in winners else 0.0
+        out.append((min(2, 3 * d["index"] // moves), d["win"], actual, players))
+    return out
+
+
+def scores(points: list[tuple[int, float, float, int]]) -> dict:
+    """Brier score of the estimates and of 1/players, overall and by stage; the reliability bins."""
+    def brier(rows: list) -> tuple[float, float, int]:
+        if not rows:
+            return float("nan"), float("nan"), 0
+        est = sum((w - a) ** 2 for _, w, a, _ in rows) / len(rows)
+        base = sum((1 / p - a) ** 2 for _, _, a, p in rows) / len(rows)
+        return est, base, len(rows)
+
+    bins = []
+    for b in range(BINS):
+        rows = [(w, a) for _, w, a, _ in points if min(BINS - 1, int(w * BINS)) == b]
+        if rows:
+            bins.append((sum(w for w, _ in rows) / len(rows), sum(a for _, a in rows) / len(rows), len(rows)))
+    return {"all": brier(points), "stages": [brier([p for p in points if p[0] == s]) for s in range(3)],
+            "bins": bins}
+
+
+def svg(results: dict[str, dict], note: str) -> str:
+    """The reliability diagram: per game, observed win rate against mean estimate per bin (the diagonal: perfect)."""
+    w, h, pad, side = 600, 440, 50, 320
+
+    def x(v: float) -> float:
+        return pad + v * side
+
+    def y(v: float) -> float:
+        return pad + (1 - v) * side
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h + 20 * len(results)}" '
+             f'font-family="sans-serif" font-size="12" role="img" aria-labelledby="t">',
+             '<title id="t">Reliability of the analysis: estimated chance to win against the observed win rate'
+             '</title>', '<rect width="100%" height="100%" fill="#fff"/>',
+             f'<rect x="{pad}" y="{pad}" width="{side}" height="{side}" fill="none" stroke="#999"/>',
+             f'<line x1="{x(0)}" y1="{y(0)}" x2="{x(1)}" y2="{y(1)}" stroke="#bbb" stroke-dasharray="4 4"/>']
+    for t in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(f'<text x="{x(t)}" y="{y(0) + 16}" text-anchor="middle">{t:g}</text>')
+        parts.append(f'<text x="{x(0) - 6}" y="{y(t) + 4}" text-anchor="end">{t:g}</text>')
+    parts.append(f'<text x="{x(0.5)}" y="{y(0) + 34}" text-anchor="middle">estimated chance to win (win)</text>')
+    parts.append(f'<text x="14" y="{h / 2 - 30}" transform="rotate(-90 14 {h / 2 - 30})" '
+                 f'text-anchor="middle">observed win rate</text>')
+    parts.append(f'<text x="{pad}" y="30">{note}</text>')
+    for i, (name, r) in enumerate(results.items()):
+        colour = COLOURS[i % len(COLOURS)]
+        shown = [(e, o, n) for e, o, n in r["bins"] if n >= MIN_BIN]
+        pts = " ".join(f"{x(e):.1f},{y(o):.1f}" for e, o, _ in shown)
+        parts.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        parts += [f'<circle cx="{x(e):.1f}" cy="{y(o):.1f}" r="3" fill="{colour}"><title>{name}: {n} decisions, '
+                  f'estimate {e:.2f}, observed {o:.2f}</title></circle>' for e, o, n in shown]
+        est, base, n = r["all"]
+        parts.append(f'<text x="{pad}" y="{h + 20 * i}" fill="{colour}">{name}: Brier {est:.3f} vs 1/players '
+                     f'{base:.3f} ({r["matches"]} matches, {n} decisions)</text>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="referee bench analysis", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", action="append", choices=sorted(GAMES), help="repeatable; default all")
+    parser.add_argument("--matches", type=int, default=500, help="matches per game (the issue asks 500)")
+    parser.add_argument("--minutes", type=float, default=None, help="stop a game's matches after this long")
+    parser.add_argument("--budget", default="16", help="the analysis's budget per decision (default 16 playouts)")
+    parser.add_argument("--iterations", type=int, default=8, help="the playing search bot's iterations per move")
+    parser.add_argument("--jobs", type=int, default=2, help="processes")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--svg", default="docs/analysis-reliability.svg", help="the reliability diagram ('' none)")
+    args = parser.parse_args(argv)
+    results: dict[str, dict] = {}
+    for name in args.game or sorted(GAMES):
+        start = time.monotonic()
+        points: list = []
+        played = 0
+        jobs = [(name, m, args.seed, args.iterations, args.budget) for m in range(args.matches)]
+        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:  # left: its unfinished matches stop
+            for got in pool.imap(one_match, jobs):
+                points += got
+                played += 1
+                if args.minutes is not None and time.monotonic() - start > args.minutes * 60:
+                    break
+        r = results[name] = {**scores(points), "matches": played}
+        est, base, n = r["all"]
+        stages = "; ".join(f"{s} third {e:.3f} vs {b:.3f} ({k})" for s, (e, b, k) in zip(STAGES, r["stages"]))
+        print(f"{name:16} players={table_size(name)} matches={played} decisions={n}: Brier {est:.3f} vs 1/players "
+              f"{base:.3f}; {stages}; {time.monotonic() - start:.0f} s", flush=True)
+        print("  reliability (estimate -> observed, decisions): " + ", ".join(
+            f"{e:.2f}->{o:.2f} ({k})" for e, o, k in r["bins"]), flush=True)
+    if args.svg:
+        note = (f"analysis budget {args.budget} playouts; search bot {args.iterations} iterations; seats rotating; "
+                f"bins of {MIN_BIN}+ decisions")
+        Path(args.svg).write_text(svg(results, note))
+        print(f"wrote {args.svg}")

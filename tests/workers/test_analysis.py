@@ -1,0 +1,161 @@
+"""The analysis engine (workers/analysis.py) and ``referee analyse``: its shape, its determinism and size, a
+planted blunder found in the games, judgement from a seat's view alone."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from clients.cli import main
+from service.core.record import play, replay, start
+from service.games import GAMES
+from service.games.base import copy_json
+from workers.analysis import LABELS, THRESHOLDS, Decision, analyse, decisions, judge_decision, label, play_record, size
+from workers.bots import GREEDY
+from workers.bots.search import Budget, candidates
+
+SMALL = Budget(iterations=6)
+
+
+def record_of(name: str, seed: int = 1, kinds: str = "random") -> dict:
+    players = GAMES[name].min_players
+    return play_record(name, players, [kinds] * players, seed)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_random_match_is_analysed_to_the_contract_reproducibly_and_within_its_records_size(name):
+    record = record_of(name)
+    seen = []
+    result = analyse(record, SMALL, lambda done, total: seen.append((done, total)))
+    assert result["format"] == 1 and result["game"] == name and result["players"] == record["players"]
+    assert result["budget"] == "6" and result["thresholds"] == THRESHOLDS
+    judged = result["decisions"]
+    assert judged and seen[-1] == (len(judged), len(judged)) and len(seen) == len(judged)
+    for d in judged:
+        move = record["moves"][d["index"]]
+        assert (d["version"], d["seat"]) == (move["version"], move["seat"])
+        assert 0 <= d["win"] <= 1 and 1 <= d["rank"] <= record["players"] and len(d["best"]) <= 3
+        assert d["label"] == label(d["loss"]) and d["loss"] >= 0
+        if d["best"]:
+            assert d["loss"] == pytest.approx(max(0.0, d["best"][0]["win"] - d["win"]), abs=0.0015)
+    assert [d["index"] for d in judged] == sorted({d["index"] for d in judged})
+    for s in result["summary"]:
+        mine = [d for d in judged if d["seat"] == s["seat"]]
+        assert s["decisions"] == len(mine) == sum(s["labels"].values()) and set(s["labels"]) == set(LABELS)
+        assert all(judged[i]["seat"] == s["seat"] and judged[i]["loss"] >= THRESHOLDS["mistake"]
+                   for i in s["decisive"]) and len(s["decisive"]) <= 3
+    assert analyse(record, SMALL) == result  # an iteration budget: the same analysis
+    assert size(result) <= size(record)
+
+
+def test_forced_moves_are_not_analysed():
+    record = record_of("super_blatt")
+    game, state = start(record)
+    forced = []
+    for i, m in enumerate(record["moves"]):
+        if len(candidates(game.legal_moves(state, m["seat"]))) == 1:
+            forced.append(i)
+        play(record, game, state, i)
+    assert forced  # a steal from the only opponent, a lone column left...
+    assert not {d.index for d in decisions(record)} & set(forced)
+
+
+def _finish(game, state: dict, seat: int, k: int) -> float:
+    rng = random.Random(k)
+    while not game.is_over(state):
+        s = game.to_act(state)[0]
+        game.apply(state, s, GREEDY[game.name](game.view(state, s), game.legal_moves(state, s), s, rng), rng)
+    outcome = game.final_result(state)
+    return 1 / len(outcome.winners) if seat in outcome.winners else 0.0
+
+
+def planted(name: str, tries: int = 6, last: int = 8, deals: int = 6) -> tuple[dict, int]:
+    """A greedy bots' match edited at one of its last decisions so that the seat plays a move after which it
+    loses every time the match is played on, where another legal move wins every time (each played on from the
+    true state by greedy bots, ``deals`` times with other draws); the rest of the match is played on by greedy
+    bots after the planted move, so the record replays.  Its index."""
+    game = GAMES[name]
+    players = game.min_players
+    for seed in range(tries):
+        record = play_record(name, players, ["greedy"] * players, seed)
+        for d in reversed(decisions(record)[-last:]):
+            _, state = start(record)
+            for i in range(d.index):
+                play(record, game, state, i)
+            shares = {}
+            for move in candidates(d.moves):
+                trials = [copy_json(state) for _ in range(deals)]
+                for k, trial in enumerate(trials):
+                    game.apply(trial, d.seat, move, random.Random(1000 + k))
+                shares[json.dumps(move)] = sum(_finish(game, t, d.seat, k) for k, t in enumerate(trials)) / deals
+            if max(shares.values()) == 1.0 and min(shares.values()) == 0.0:
+                lose = json.loads(min(shares, key=shares.get))
+                opening = [{"seat": m["seat"], "move": m["move"]} for m in record["moves"][:d.index]]
+                edited = play_record(name, players, ["greedy"] * players, seed,
+                                     opening=[*opening, {"seat": d.seat, "move": lose}])
+                return edited, d.index
+    raise AssertionError(f"no decisive last decision in {tries} matches of {name}")
+
+
+@pytest.mark.parametrize("name", ["super_blatt", "big_shot", "paparazzo"])
+def test_a_planted_blunder_is_labelled_a_blunder(name):
+    """The rulebooks' "the player with the highest point total wins" (Super-Blatt "Game End", Big Shot "End of the
+    game", Paparazzo "End of the game"): at a decision late in the match, the seat plays a move after which it
+    lost every continuation by greedy bots although another move won every one (``planted``).  The analysis, from
+    the seat's view, calls it a blunder."""
+    record, index = planted(name)
+    replay(record)  # the edited record is a legal match
+    entry = next(judge_decision((name, str(record["seed"]), Budget(iterations=64), d))
+                 for d in decisions(record) if d.index == index)
+    assert entry["label"] == "blunder", entry
+    assert entry["best"][0]["move"] != record["moves"][index]["move"]
+
+
+def test_a_decision_is_judged_from_the_seats_view_alone():
+    """Two true states that differ only where the seat cannot see (the deck's order: the next rounds' cards) but share
+    its view: the same judgement."""
+    name = "super_blatt"
+    record = record_of(name, seed=3, kinds="greedy")
+    game = GAMES[name]
+    d = decisions(record)[len(decisions(record)) // 3]
+    _, state = start(record)
+    for i in range(d.index):
+        play(record, game, state, i)
+    other = copy_json(state)
+    random.Random(99).shuffle(other["deck"])  # the rulebook's face-down stock (Super-Blatt, "Preperations")
+    other["trend_deck"].reverse()
+    assert other["deck"] != state["deck"]
+    assert game.view(other, d.seat) == game.view(state, d.seat)
+    twin = Decision(d.index, d.version, d.seat, d.players, game.view(other, d.seat), game.legal_moves(other, d.seat),
+                    d.played)
+    job = (name, str(record["seed"]), Budget(iterations=24))
+    assert judge_decision((*job, twin)) == judge_decision((*job, d))
+
+
+def test_budgets_are_read_as_a_bots():
+    assert Budget.parse("300") == Budget(iterations=300)
+    assert Budget.parse("200ms") == Budget(ms=200)
+    assert Budget.parse("300/200ms") == Budget(300, 200)
+    assert str(Budget(300, 200)) == "300/200ms"
+    with pytest.raises(ValueError):
+        Budget.parse("fast")
+
+
+def test_the_cli_reports_the_turning_points_and_prints_the_json(tmp_path, capsys):
+    record = record_of("super_blatt", seed=2)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    assert main(["analyse", str(path), "--budget", "8"]) == 0
+    out, err = capsys.readouterr()
+    assert "seat 0" in out and "seat 1" in out and "average loss" in out and "analysed" in err
+    assert ("Decisive moments:" in out) or ("No decisive moments" in out)
+    full = analyse(record, Budget(iterations=8), fit=False)  # the report names every better move
+    assert "(not kept)" not in out
+    for s in full["summary"]:
+        for i in s["decisive"]:
+            assert f"move {full['decisions'][i]['index'] + 1} " in out
+    assert main(["analyse", str(path), "--budget", "8", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == analyse(record, Budget(iterations=8))  # as the API serves it
+
