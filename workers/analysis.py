@@ -350,19 +350,25 @@ def analyse(record: dict, budget: Budget | str | None = None, progress: Callable
             judged.append(judge_decision(job))
             if progress is not None:
                 progress(len(judged), len(jobs))
+    return assemble(record, budget, judged, fit)
+
+
+
+def assemble(record: dict, budget: Budget, judged: list[dict], fit: bool = True) -> dict:
+    """The analysis from every decision judged, in order (``analyse`` and the service's job share it): a decision
+    not judged keeps its seat's last chance; ``fit``: within the record's size (``compact``), as it is kept."""
     players = record["players"]
     last = {seat: (round(1 / players, 3), round((players + 1) / 2, 3)) for seat in range(players)}
-    for d in judged:  # a decision not judged keeps its seat's last chance
+    for d in judged:
         if d["win"] is None:
             d["win"], d["rank"] = last[d["seat"]]
         last[d["seat"]] = d["win"], d["rank"]
-    result = {"format": FORMAT, "game": record["game"], "players": record["players"], "budget": str(budget),
-              "thresholds": dict(THRESHOLDS), "decisions": judged, "summary": summary(record["players"], judged)}
+    result = {"format": FORMAT, "game": record["game"], "players": players, "budget": str(budget),
+              "thresholds": dict(THRESHOLDS), "decisions": judged, "summary": summary(players, judged)}
     if fit:
         compact(result, size(record))
-    result["summary"] = summary(record["players"], judged)  # as the decisions now read
+    result["summary"] = summary(players, judged)  # as the decisions now read
     return result
-
 
 def play_record(name: str, players: int, kinds: Sequence[str], seed: int | str, options: dict | None = None,
                 budget: Budget | None = None, opening: Sequence[dict] = ()) -> dict:

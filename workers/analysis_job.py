@@ -23,7 +23,7 @@ from rq import get_current_job
 
 from service.core.referee import Referee
 from service.infra.problems import Problem
-from workers.analysis import FORMAT, THRESHOLDS, _judge_one, budget_from_env, compact, decisions, size, summary
+from workers.analysis import assemble, budget_from_env, decisions, judge_decision
 from workers.bots.search import Budget
 from workers.jobs import referee_for
 
@@ -57,15 +57,7 @@ def budget_of(ref: Referee) -> Budget:
 
 def analyse_decisions(record: dict, todo: list, budget: Budget) -> list[dict]:
     """The engine's judgement of each of ``todo`` (decisions of ``record``), one by one as ``analyse`` judges them."""
-    return [_judge_one((record["game"], str(record["seed"]), budget, d)) for d in todo]
-
-
-def finish(record: dict, budget: Budget, judged: list[dict]) -> dict:
-    """The analysis of every decision judged, as ``analyse`` puts it together (within the record's size); a test
-    holds the two equal (tests/api/test_analysis.py)."""
-    result = {"format": FORMAT, "game": record["game"], "players": record["players"], "budget": str(budget),
-              "thresholds": dict(THRESHOLDS), "decisions": judged, "summary": summary(record["players"], judged)}
-    return compact(result, size(record))
+    return [judge_decision((record["game"], str(record["seed"]), budget, d)) for d in todo]
 
 
 def run_analysis(ref: Referee, match_id: str, start: int = 0, give_up=lambda: False) -> str:
@@ -99,7 +91,7 @@ def run_analysis(ref: Referee, match_id: str, start: int = 0, give_up=lambda: Fa
                 last = time.monotonic()
                 if not ref.write_analysis(match_id, progress):
                     return "gone"
-        result = finish(record, budget, judged)
+        result = assemble(record, budget, judged)
     except Exception:
         log.exception("the analysis of match %s failed", match_id)
         ref.write_analysis(match_id, {**progress, "status": "failed"})
