@@ -72,28 +72,22 @@ export class AnalysisPanel {
     };
   }
 
-  async load() {
+  /** Ask (``post``) or look (``get``): the analysis's state as the service answers it. */
+  async fetch(call) {
     try {
-      this.state = await get(this.path);
+      this.state = await call(this.path);
       this.problem = null;
     } catch (problem) {
       if (!(problem instanceof Problem)) throw problem;
-      if (problem.code === "no_analysis") this.state = { status: "none" };
+      if (call === get && problem.code === "no_analysis") this.state = { status: "none" };
       else this.problem = problem;
     }
     this.settle();
   }
 
-  async ask() {
-    try {
-      this.state = await post(this.path);
-      this.problem = null;
-    } catch (problem) {
-      if (!(problem instanceof Problem)) throw problem;
-      this.problem = problem;
-    }
-    this.settle();
-  }
+  load() { return this.fetch(get); }
+
+  ask() { return this.fetch(post); }
 
   settle() {
     clearTimeout(this.timer);
