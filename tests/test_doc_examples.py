@@ -194,8 +194,13 @@ def run_block(block: Block, server, tmp_path: Path) -> str:
     try:
         stdout, stderr = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        stdout, stderr = proc.communicate()
+        # the whole group: a child left in the background (a bot, a server) holds the pipes open
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        try:
+            stdout, stderr = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # a grandchild that left the group still holds them
+            stdout, stderr = "", "(its output is held by a process outside its group)"
         pytest.fail(f"{block.id} ran past 120 s:\n{stdout[-3000:]}\n{stderr[-3000:]}")
     finally:
         stop_what_it_started(proc.pid, tmp_path)
