@@ -6,11 +6,16 @@ search bot at a small iteration budget, so that many matches are cheap), each is
 scored against that seat's actual win share: the Brier score, against the uninformed 1/players, per game and by
 stage of the match (first, middle and last third of its moves), and a reliability diagram (decisions binned by
 estimate: mean estimate against observed win rate) written as SVG.  Deterministic for a seed and budgets.
+
+The study is long (hours for every game at 500 matches on two cores), so it can be run a few games at a time:
+``--results FILE`` keeps each game's figures in FILE as it finishes (merged with what FILE already holds, a game
+run again replacing its earlier figures), and the diagram is then drawn from every game FILE holds.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import time
 from pathlib import Path
@@ -114,8 +119,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--svg", default="docs/analysis-reliability.svg", help="the reliability diagram ('' none)")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="a JSON file keeping each game's figures across runs (the diagram draws all it holds)")
     args = parser.parse_args(argv)
     results: dict[str, dict] = {}
+    if args.results is not None and args.results.exists():
+        results = json.loads(args.results.read_text())
     for name in args.game or sorted(GAMES):
         start = time.monotonic()
         points: list = []
@@ -134,8 +143,11 @@ def main(argv: list[str] | None = None) -> None:
               f"{base:.3f}; {stages}; {time.monotonic() - start:.0f} s", flush=True)
         print("  reliability (estimate -> observed, decisions): " + ", ".join(
             f"{e:.2f}->{o:.2f} ({k})" for e, o, k in r["bins"]), flush=True)
+        if args.results is not None:
+            r["run"] = {"budget": args.budget, "iterations": args.iterations, "seed": args.seed}
+            args.results.write_text(json.dumps(dict(sorted(results.items())), indent=1) + "\n")
     if args.svg:
         note = (f"analysis budget {args.budget} playouts; search bot {args.iterations} iterations; seats rotating; "
                 f"bins of {MIN_BIN}+ decisions")
-        Path(args.svg).write_text(svg(results, note))
+        Path(args.svg).write_text(svg(dict(sorted(results.items())), note))
         print(f"wrote {args.svg}")
