@@ -10,6 +10,10 @@ estimate: mean estimate against observed win rate) written as SVG.  Deterministi
 The study is long (hours for every game at 500 matches on two cores), so it can be run a few games at a time:
 ``--results FILE`` keeps each game's figures in FILE as it finishes (merged with what FILE already holds, a game
 run again replacing its earlier figures), and the diagram is then drawn from every game FILE holds.
+
+With ``--url`` it times the service instead, as a user meets it: per ``--game``, ``--rounds`` matches of greedy
+bots (``--players``, ``--options``) played on that server, then ``POST /matches/{id}/analysis`` and its progress
+polled until ``done``; it prints each wait, from the ask to the answer, at the server's own budget.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import multiprocessing
 import time
 from pathlib import Path
 
+from clients.client import Referee
 from service.games import GAMES
 from workers.analysis import analyse, play_record
 from workers.bots.search import Budget
@@ -108,6 +113,23 @@ def svg(results: dict[str, dict], note: str) -> str:
     return "\n".join(parts) + "\n"
 
 
+def time_service(url: str, games: list[str], players: int | None, options: dict | None, rounds: int) -> None:
+    """Each game's analysis on a running server, from the ask to ``done`` (the match itself not counted)."""
+    ref = Referee(url)
+    for name in games:
+        n = players or GAMES[name].max_players
+        for r in range(rounds):
+            match = ref.create_match(name, n, seats=[{"bot": "greedy"}] * n, options=options, seed=f"time:{r}")
+            while ref.match(match["id"])["status"] != "finished":
+                time.sleep(0.2)
+            start = time.monotonic()
+            ref.analyse(match["id"])
+            state = ref.analysis(match["id"], wait=600, poll=0.1)
+            took = time.monotonic() - start
+            print(f"{name} players={n} options={options or {}} round {r + 1}: {state['status']} in {took:.1f} s "
+                  f"({state.get('total', 0)} decisions)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="referee bench analysis", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -121,7 +143,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--svg", default="docs/analysis-reliability.svg", help="the reliability diagram ('' none)")
     parser.add_argument("--results", type=Path, default=None,
                         help="a JSON file keeping each game's figures across runs (the diagram draws all it holds)")
+    parser.add_argument("--url", help="time the analysis on this running server instead (see above)")
+    parser.add_argument("--players", type=int, default=None, help="with --url: seats (default the game's most)")
+    parser.add_argument("--options", type=json.loads, default=None, help="with --url: the matches' options (JSON)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --url: matches per game")
     args = parser.parse_args(argv)
+    if args.url:
+        time_service(args.url, args.game or ["super_blatt"], args.players, args.options, args.rounds)
+        return
     results: dict[str, dict] = {}
     if args.results is not None and args.results.exists():
         results = json.loads(args.results.read_text())

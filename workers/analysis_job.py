@@ -12,6 +12,12 @@ with its progress and owes the job that goes on from there, in one step (``Refer
 that job joins the back of the search queue.  A turn thus waits for one decision at most (tens of
 milliseconds at the default budget), and an analysis alone on a quiet server runs in one job.  Decisions are
 judged independently (each from its own seeded deals), so an analysis cut into jobs is the same analysis.
+
+Bounded as a whole.  A long match (a 5-player three-hand Paparazzo has 500-750 decisions) at 100 ms a decision
+would take over a minute, so a budget in milliseconds is cut to ``REFEREE_ANALYSIS_SECONDS`` (45; a decision
+also costs its deals and the progress writes, about 10 % more) over the match's decisions, never below
+``ANALYSIS_FLOOR_MS``; the analysis's ``budget`` says what each decision had.  A budget of iterations alone is
+kept as given: whoever sets one asks for the same analysis on any machine.
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ log = logging.getLogger("referee.workers")
 PROGRESS_EVERY_S = 0.25
 #: jobs looked at, at the head of the search queue, for a turn waiting behind analyses
 PEEK = 100
+#: the least time a decision gets when a long match's budget is cut to the whole analysis's seconds
+ANALYSIS_FLOOR_MS = 10.0
 
 
 def analyse_match(match_id: str, start: int = 0) -> str:
@@ -50,9 +58,14 @@ def turn_waits(ref: Referee) -> bool:
     return any(not job_id.startswith("analysis_") for job_id in ref.search_queue.get_job_ids(0, PEEK - 1))
 
 
-def budget_of(ref: Referee) -> Budget:
-    """The server's budget per decision (``REFEREE_ANALYSIS_BUDGET``), else the engine's default."""
-    return Budget.parse(ref.settings.analysis_budget) if ref.settings.analysis_budget else budget_from_env()
+def budget_of(ref: Referee, decisions: int) -> Budget:
+    """The server's budget per decision (``REFEREE_ANALYSIS_BUDGET``, else the engine's default), its milliseconds
+    cut so that ``decisions`` of them fit the whole analysis's seconds (the module's docstring)."""
+    budget = Budget.parse(ref.settings.analysis_budget) if ref.settings.analysis_budget else budget_from_env()
+    if budget.ms is None or not decisions:
+        return budget
+    share = max(ANALYSIS_FLOOR_MS, ref.settings.analysis_seconds * 1000 / decisions)
+    return budget if share >= budget.ms else Budget(budget.iterations, float(round(share)))
 
 
 def analyse_decisions(record: dict, todo: list, budget: Budget) -> list[dict]:
@@ -67,7 +80,6 @@ def run_analysis(ref: Referee, match_id: str, start: int = 0, give_up=lambda: Fa
         record = ref.analysis_record(match_id)
     except Problem:  # the match expired meanwhile: its analysis went with it
         return "gone"
-    budget = budget_of(ref)
     judged = ref.store.analysis_judged(match_id) if start else []
     if len(judged) != start:  # a job run again after its successor was owed: that one goes on
         return "superseded"
@@ -78,6 +90,7 @@ def run_analysis(ref: Referee, match_id: str, start: int = 0, give_up=lambda: Fa
         ref.write_analysis(match_id, {"status": "failed", "done": start, "total": 0})
         return "failed"
     total, last = len(todo), time.monotonic()
+    budget = budget_of(ref, total)
     progress = {"status": "running", "done": start, "total": total, "start": start}
     if not ref.write_analysis(match_id, progress):
         return "gone"

@@ -115,6 +115,9 @@ class Settings:
     #: budget is written: iterations (``300``), milliseconds (``200ms``) or both (``300/200ms``); None: the
     #: engine's own default (workers/analysis.py)
     analysis_budget: str | None = None
+    #: seconds a whole analysis should take at most on one search worker: a budget in milliseconds is cut, per
+    #: decision, to this over the match's decisions (never below ``ANALYSIS_FLOOR_MS``); iterations are kept
+    analysis_seconds: float = 45.0
     #: RQ queue of the bot turns of matches where someone plays over HTTP (a person or a connected
     #: bot): the workers take it before the main queue, so those turns never wait behind all-bot matches
     people_queue: str = "referee-people"
@@ -177,6 +180,7 @@ class Settings:
             search_queue=os.environ.get("REFEREE_SEARCH_QUEUE") or f"{queue}-search",
             search_ms=_int("REFEREE_SEARCH_MS", 1000),
             analysis_budget=os.environ.get("REFEREE_ANALYSIS_BUDGET") or None,
+            analysis_seconds=float(os.environ.get("REFEREE_ANALYSIS_SECONDS", 45)),
             people_queue=os.environ.get("REFEREE_PEOPLE_QUEUE") or f"{queue}-people",
             bot_slice_ms=_int("REFEREE_BOT_SLICE_MS", 50),
             tournament_tick=float(os.environ.get("REFEREE_TOURNAMENT_TICK", 5)),

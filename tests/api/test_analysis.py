@@ -4,6 +4,7 @@ workers/analysis_job.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 
@@ -20,6 +21,7 @@ from service.infra.config import Settings
 from tests import outbox
 from workers import analysis_job
 from workers.analysis import analyse
+from workers.bots.search import Budget
 
 SEATS = [{"bot": "random"}, {"bot": "greedy"}, {"bot": "random"}, {"bot": "greedy"}]
 
@@ -187,6 +189,27 @@ def test_a_failed_analysis_says_so_and_runs_again_when_asked(own, monkeypatch):
     assert again.status_code == 202 and again.json == {"status": "queued", "done": 0, "total": 0}
     run_search_queue(ref)
     assert http.get(f"/matches/{mid}/analysis").json["status"] == "done"
+
+
+def test_a_long_match_gets_less_time_a_decision_so_that_the_whole_analysis_fits_its_seconds(own, monkeypatch):
+    """``REFEREE_ANALYSIS_SECONDS``: a budget in milliseconds is cut to the seconds over the decisions (not below
+    the floor), a budget of iterations alone is kept, and the analysis says the budget its decisions had."""
+    http, ref, client = own
+    cut = dataclasses.replace(ref.settings, analysis_budget="20/100ms", analysis_seconds=1.0)
+    monkeypatch.setattr(ref, "settings", cut)
+    assert analysis_job.budget_of(ref, 5) == Budget(20, 100.0)  # 200 ms each would fit: the budget stands
+    assert analysis_job.budget_of(ref, 40) == Budget(20, 25.0)
+    assert analysis_job.budget_of(ref, 1000) == Budget(20, analysis_job.ANALYSIS_FLOOR_MS)
+    monkeypatch.setattr(ref, "settings", dataclasses.replace(cut, analysis_budget="20"))
+    assert analysis_job.budget_of(ref, 1000) == Budget(20)
+    monkeypatch.setattr(ref, "settings", cut)
+    mid = finished(ref, client, players=4)
+    http.post(f"/matches/{mid}/analysis")
+    monkeypatch.setattr(analysis_job, "referee_for", lambda connection: ref)
+    assert run_search_queue(ref) == 1
+    done = http.get(f"/matches/{mid}/analysis").json
+    assert done["status"] == "done"
+    assert done["analysis"]["budget"] == f"20/{max(10, round(1000 / done['total']))}ms"
 
 
 def test_the_job_gives_its_worker_up_to_a_waiting_turn_and_the_analysis_is_the_same(own, monkeypatch):
