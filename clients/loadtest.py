@@ -7,8 +7,9 @@ requests among them, where one connection per table would pin it to one): each m
 listed the mover's next legal moves (a compound turn).  With ``--turns stream`` each seat instead
 holds its event stream with ``legal_moves=true``, as a browser table would, and moves when a
 ``legal_moves`` frame tells it its turn has come: no request but the move itself (it also prints how
-long the turn's notice took, from the previous move's answer to the frame).  A finished match is
-replaced by a new one, so N matches stay in play.
+long the turn's notice took, from the previous move's answer to the frame).  A match is left at its last
+move (its answer lists nobody to act) and replaced by a new one, so N matches stay in play; in either mode
+nothing waits for its scoring, a worker's job after the last move (a stream's ``end`` frame comes after it).
 
 The tables start out of step, as a server's tables are: each table leaves (aborts) its first match after a
 random number of moves, 1 to ``--spread`` (100; 0 starts every table in step).  Tables that start
@@ -283,6 +284,9 @@ def streamed(url: str, game: str, players: int, deadline: float, seed: int, out:
                                 errors += status != 409
                                 break
                             posted[answer["version"]] = time.perf_counter()
+                            if not answer["to_act"]:  # its last move: on to the next, as a mover of --turns ask
+                                over = True
+                                break
                             legal = answer["legal_moves"] and {"version": answer["version"],
                                                                "moves": answer["legal_moves"]}
                     if streams[seat].ended:
