@@ -19,12 +19,12 @@ search evaluates those at once; Picture Perfect's final placement, whose other p
 empty, so that every seat would look sure to win its own deals), the decision is not judged: it keeps the
 seat's chance from its last judged decision (1/players before any), no best moves and no loss.
 
-Noise.  The root runs as the search's does: rounds of one deal each, a move that trails the best by
-``DROP`` standard errors of the paired differences leaving the race (never the move played).  A move
-counts as better than the one played only if it beats it by ``SIGNIFICANCE`` standard errors of the
-paired differences over the same deals; otherwise the move played heads the list of best moves and its
-loss is 0 (a few noisy playouts must not call a sound move a mistake).  A move played that no deal
-allowed (a sampled state out of step with the view) is not judged: it takes the best move's figures.
+Noise.  The root runs the search's race (``Race`` in workers/bots/search.py): rounds of one deal each, a
+move that trails the best by ``DROP`` standard errors of the paired differences leaving it (never the move
+played).  A move counts as better than the one played only if it beats it by ``SIGNIFICANCE`` standard
+errors of the paired differences over the same deals; otherwise the move played heads the list of best
+moves and its loss is 0 (a few noisy playouts must not call a sound move a mistake).  A move played that no
+deal allowed (a sampled state out of step with the view) is not judged: it takes the best move's figures.
 
 Labels (``THRESHOLDS``): a decision's loss is the win chance given away against the best move, labelled
 like Lichess's (which labels by the loss in win chance too: 10, 20, 30 points there).  Ours are smaller,
@@ -48,10 +48,10 @@ from dataclasses import dataclass
 import orjson
 
 from service.core.record import FORMAT_VERSION, ReplayError, match_rng, play, start
-from service.games import GAMES, Game, GameError
+from service.games import GAMES, Game
 from service.games.base import copy_json
 from workers.bots import GREEDY, SEARCH, Bot, make_bot
-from workers.bots.search import DROP, MIN_ROUNDS, Arm, Budget, average, candidates, determinize, key, paired, play_out
+from workers.bots.search import Arm, Budget, Race, average, candidates, key, paired, play_out
 
 FORMAT = 1
 #: loss in win chance from which a decision is an inaccuracy, a mistake, a blunder
@@ -126,7 +126,11 @@ class _Candidate(Arm):
 
     def __init__(self, move: dict, seat: int) -> None:
         super().__init__(key(move), move, seat)
-        self.ranks: list[float] = []
+        self.ranks: list[float | None] = []
+
+    def open_round(self) -> None:
+        super().open_round()
+        self.ranks.append(None)
 
     def judgement(self) -> Judgement:
         ranks = [r for r in self.ranks if r is not None]
@@ -151,7 +155,6 @@ def judge(game: Game, view: dict, moves: list[dict], seat: int, played: dict, bu
         suggested = lead(copy_json(view), moves, seat, random.Random(rng.random()))
         found.setdefault(key(suggested), suggested)
     limit = budget.iterations if budget.iterations is not None else math.inf
-    deadline = start_at + budget.ms / 1000 if budget.ms is not None else math.inf
     arms = [_Candidate(m, seat) for m in found.values()]
     mine = next(a for a in arms if a.key == key(played))
     room = max(int(limit // MIN_DEALS), 2) if limit < math.inf else len(arms)
@@ -160,34 +163,12 @@ def judge(game: Game, view: dict, moves: list[dict], seat: int, played: dict, bu
         rest = [a for a in arms if a not in first]
         arms = first + rng.sample(rest, max(0, room - len(first)))
     horizon = (0 if lead_stands else HORIZON) if hooks.evaluate is not None else math.inf
-    frozen = orjson.dumps(view)
-    racing = list(arms)
-    done = rounds = 0
-    while done < limit and (done == 0 or time.perf_counter() < deadline):
-        rounds += 1
-        deal = determinize(game, frozen, seat, rng)
-        chance = rng.getrandbits(64)
-        for arm in arms:
-            arm.results.append(None)
-            arm.ranks.append(None)
-        for arm in racing:
-            if done >= limit or (done and time.perf_counter() >= deadline):
-                break
-            done += 1
-            state = orjson.loads(deal)
-            prng = random.Random(chance)  # the same dice and shuffles for every move of this round
-            try:
-                game.apply(state, seat, arm.node.move, prng)
-            except GameError:  # this deal refuses the move: it cannot be the true state for it
-                continue
-            got = play_out(game, state, hooks, horizon - 1, prng, final=_final, judged=_judged)
-            if got is None:
-                continue
+    race = Race(game, view, seat, arms, mine, budget, rng, start_at)
+    for arm, state, prng in race:
+        got = play_out(game, state, hooks, horizon - 1, prng, final=_final, judged=_judged)
+        if got is not None:
             arm.results[-1], arm.ranks[-1] = got[0][seat], got[1][seat]
-        if rounds >= MIN_ROUNDS and len(racing) > 2:
-            leader = max(racing, key=average)
-            racing = [a for a in racing if a is leader or a is mine or not _trails(a, leader)]
-    kept = [a for a in racing if a is not mine and any(r is not None for r in a.results)]
+    kept = [a for a in race.racing if a is not mine and any(r is not None for r in a.results)]
     better = sorted((a for a in kept if _beats(a, mine)), key=average, reverse=True)
     others = sorted((a for a in kept if a not in better), key=average, reverse=True)
     if not any(r is not None for r in mine.results):  # no deal allowed the move played: it is not judged
@@ -200,11 +181,6 @@ def judge(game: Game, view: dict, moves: list[dict], seat: int, played: dict, bu
 def _beats(a: Arm, b: Arm) -> bool:
     diff, se, n = paired(a, b)
     return n >= 2 and diff > SIGNIFICANCE * se
-
-
-def _trails(a: Arm, leader: Arm) -> bool:
-    diff, se, n = paired(leader, a)
-    return n >= MIN_ROUNDS and diff > DROP * se
 
 
 @dataclass(frozen=True)

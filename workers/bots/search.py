@@ -16,16 +16,16 @@ the evaluation of an unfinished deal and the horizon.  Below the root a node gro
 progressive widening, the playout policy's move first, so that a few iterations follow the
 policy's line instead of trying every reply once.
 
-The root is walked in rounds: each round deals one determinization and tries every root
-candidate still in the race on it, with the same seed for the playout's chance, so two
-candidates are compared on the same cards and dice (common random numbers); after each round a
-candidate that trails the best by ``DROP`` standard errors of the paired differences leaves the
-race.  A numeric range in a legal move is searched at a few values: evenly spaced in a short range,
-else its lowest, 1, 2, 4... steps above and its highest.  The root also considers the greedy bot's
-move (or the game's ``lead``, a deeper planner), and that move stands unless another beats it by
-``CONFIDENCE`` standard errors of the paired differences: a few noisy playouts should not overrule
-a good heuristic.  Where the game says its deals cannot judge a decision (``lead_stands``), the
-lead is played without a search.
+The root is walked in rounds (``Race``, shared with the analysis): each round deals one
+determinization and tries every root candidate still in the race on it, with the same seed for the
+playout's chance, so two candidates are compared on the same cards and dice (common random
+numbers); after each round a candidate that trails the best by ``DROP`` standard errors of the
+paired differences leaves the race.  A numeric range in a legal move is searched at a few values:
+evenly spaced in a short range, else its lowest, 1, 2, 4... steps above and its highest.  The root
+also considers the greedy bot's move (or the game's ``lead``, a deeper planner), and that move
+stands unless another beats it by ``CONFIDENCE`` standard errors of the paired differences: a few
+noisy playouts should not overrule a good heuristic.  Where the game says its deals cannot judge a
+decision (``lead_stands``), the lead is played without a search.
 
 The budget is iterations (playouts), milliseconds, or both (whichever ends first).  With
 iterations only, a decision is a function of (view, moves, seed): reproducible.
@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -252,6 +252,10 @@ class Arm:
         self.node = Node(seat, move)
         self.results: list[float | None] = []
 
+    def open_round(self) -> None:
+        """A new round: no result yet (it stays None where the deal refused the move or stranded a seat)."""
+        self.results.append(None)
+
 
 def paired(a: Arm, b: Arm) -> tuple[float, float, int]:
     """Mean and standard error of ``a``'s reward minus ``b``'s over the rounds both were played."""
@@ -269,6 +273,56 @@ def average(arm: Arm) -> float:
     return sum(got) / len(got) if got else -math.inf
 
 
+class Race:
+    """The root's race, the search's and the analysis's (workers/analysis.py): rounds of one deal each, on which
+    every arm still racing makes its move with the same seed for the dice and shuffles after it (common random
+    numbers), until ``budget`` (counted from ``since``) runs out; after each round from ``MIN_ROUNDS`` on, an arm
+    that trails the best by ``DROP`` standard errors of the paired differences leaves ``racing`` (never ``keep``).
+
+    Iterating yields ``(arm, state, rng)``: the deal after the arm's move, to play on with ``rng``; the caller
+    records what the playout gave in ``arm.results[-1]`` (a search its reward, the analysis its win share).
+    ``done`` counts the playouts begun, a deal that refused its move included."""
+
+    def __init__(self, game: Game, view: dict, seat: int, arms: list[Arm], keep: Arm | None, budget: Budget,
+                 rng: random.Random, since: float) -> None:
+        self.game = game
+        self.frozen = orjson.dumps(view)  # a fresh copy per deal: a sampled state may share lists with the view
+        self.seat = seat
+        self.arms = arms
+        self.keep = keep
+        self.rng = rng
+        self.limit = budget.iterations if budget.iterations is not None else math.inf
+        self.deadline = since + budget.ms / 1000 if budget.ms is not None else math.inf
+        self.racing = list(arms)
+        self.done = 0
+
+    def _spent(self) -> bool:
+        return self.done >= self.limit or (self.done > 0 and time.perf_counter() >= self.deadline)
+
+    def __iter__(self) -> Iterator[tuple[Arm, dict, random.Random]]:
+        rounds = 0
+        while not self._spent():
+            rounds += 1
+            deal = determinize(self.game, self.frozen, self.seat, self.rng)
+            chance = self.rng.getrandbits(64)
+            for arm in self.arms:
+                arm.open_round()
+            for arm in self.racing:
+                if self._spent():
+                    break
+                self.done += 1
+                state = orjson.loads(deal)
+                rng = random.Random(chance)  # the same dice and shuffles for every arm of this round
+                try:
+                    self.game.apply(state, self.seat, arm.node.move, rng)
+                except GameError:  # this deal refuses the move: it cannot be the true state for it
+                    continue
+                yield arm, state, rng
+            if rounds >= MIN_ROUNDS and len(self.racing) > 2:
+                leader = max(self.racing, key=average)
+                self.racing = [a for a in self.racing if a is leader or a is self.keep or not _trails(a, leader)]
+
+
 def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Random, budget: Budget,
            extra: dict | None = None, hooks: Hooks | None = None) -> tuple[dict, int]:
     """The move to play and how many iterations (playouts) chose it.
@@ -282,49 +336,28 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
         root_moves.append(extra)
     if len(root_moves) == 1:
         return root_moves[0], 0
-    deadline = time.perf_counter() + budget.ms / 1000 if budget.ms is not None else math.inf
-    limit = budget.iterations if budget.iterations is not None else math.inf
+    since = time.perf_counter()
     arms = [Arm(key(m), m, seat) for m in root_moves]
     default = next((a for a in arms if extra is not None and a.key == key(extra)), None)
     if default is not None:  # played first in every round: the move to beat
         arms.remove(default)
         arms.insert(0, default)
-    racing = list(arms)
-    frozen = orjson.dumps(view)  # a fresh copy per deal: a sampled state may share lists with the view
+    race = Race(game, view, seat, arms, default, budget, rng, since)
     horizon = hooks.horizon if hooks.horizon is not None else math.inf
-    done = rounds = 0
-    while done < limit and (done == 0 or time.perf_counter() < deadline):
-        rounds += 1
-        deal = determinize(game, frozen, seat, rng)
-        chance = rng.getrandbits(64)
-        for arm in arms:
-            arm.results.append(None)
-        for arm in racing:
-            if done >= limit or (done and time.perf_counter() >= deadline):
-                break
-            done += 1
-            state = orjson.loads(deal)
-            prng = random.Random(chance)  # the same dice and shuffles for every candidate of this round
-            try:
-                game.apply(state, seat, arm.node.move, prng)
-            except GameError:  # this deal refuses the move: it cannot be the true state for it
-                continue
-            path = _descend(game, state, arm.node, hooks, prng)
-            if path is None:
-                continue
-            reward = play_out(game, state, hooks, horizon - len(path) - 1, prng)
-            if reward is None:
-                continue
-            arm.node.update(reward)
-            for node in path:
-                node.update(reward)
-            arm.results[-1] = reward[seat]
-        if rounds >= MIN_ROUNDS and len(racing) > 2:
-            leader = max(racing, key=average)
-            racing = [a for a in racing if a is leader or a is default or not _trails(a, leader)]
+    for arm, state, prng in race:
+        path = _descend(game, state, arm.node, hooks, prng)
+        if path is None:
+            continue
+        reward = play_out(game, state, hooks, horizon - len(path) - 1, prng)
+        if reward is None:
+            continue
+        arm.node.update(reward)
+        for node in path:
+            node.update(reward)
+        arm.results[-1] = reward[seat]
     played = [a for a in arms if a.node.visits]
     if not played:  # no sampled deal allowed any of our moves (a sample_state out of step with the view)
-        return (extra or root_moves[0]), done
+        return (extra or root_moves[0]), race.done
     best = max(played, key=average)
     if default is not None and not default.node.visits:
         best = default
@@ -332,7 +365,7 @@ def search(game: Game, view: dict, moves: list[dict], seat: int, rng: random.Ran
         mean, se, _ = paired(best, default)
         if mean <= CONFIDENCE * se:
             best = default
-    return best.node.move, done
+    return best.node.move, race.done
 
 
 def _trails(a: Arm, leader: Arm) -> bool:
