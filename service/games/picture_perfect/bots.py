@@ -197,6 +197,19 @@ class Planner:
         self._decorate(lay)
         return lay
 
+    def construct(self) -> Layout:
+        """A photo without a clock, for playouts: each known guest to its best square in a random order,
+        then unknown guests where they are expected to score, then decorations (``plan`` without its local
+        search: cheap, and the same for a seed wherever it runs)."""
+        lay = Layout(self.pos, self.decor)
+        movable = [g for g in self.cards if g not in self.fixed]
+        self.rng.shuffle(movable)
+        for g in movable:
+            self._best_spot(lay, g)
+        self._add_unknown(lay, math.inf)
+        self._decorate(lay)
+        return lay
+
     def anneal(self, steps_per_guest: int) -> Layout:
         """Simulated annealing over the known guests' squares (the search's placement, ``lead``): a step
         puts one guest on a random square, swapping with a movable guest standing there, or off the photo;
@@ -359,22 +372,49 @@ def lead(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
 
 
 def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
-    """The greedy bot's rules before the final placement (a search evaluates where that starts)."""
+    """The greedy bot's rules, and at the final placement the next step of a photo built without a clock
+    (``Planner.construct``): a playout that reaches the photos ends in a real result (the search evaluates
+    where the placement starts; the analysis plays on its last moves)."""
     if len(moves) == 1 and not any(is_span(v) for v in moves[0].values()):
         return moves[0]
     if state["phase"] == "placement":
-        return {"type": "done"}
+        return _POSING.step(game, state, seat, moves, rng)
     return greedy(game.view(state, seat), moves, seat, rng)
 
 
+class _Posing:
+    """The photo a playout's seat is posing: built once (``Planner.construct``) and posed one step per call,
+    as a playout asks for one move at a time (built anew at each step, a 3-player playout's photos cost
+    ten times as much).  It remembers the last state and seat only, by identity: a playout's state is one
+    dict that its moves change in place."""
+
+    def __init__(self) -> None:
+        self.state: dict | None = None
+        self.seat = -1
+        self.photo: tuple[Planner, Layout] | None = None
+
+    def step(self, game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
+        if self.photo is None or self.state is not state or self.seat != seat:
+            planner = Planner(game.view(state, seat), seat, rng)
+            self.state, self.seat, self.photo = state, seat, (planner, planner.construct())
+        move = _pose(*self.photo, moves, rng)
+        if move["type"] == "done":
+            self.state, self.photo = None, None
+        return move
+
+
+_POSING = _Posing()
+
+
 def evaluate(state: dict) -> list[float] | None:
-    """At the final placement: each seat's chance to win by what it knows (a softmax over
+    """Where the final placement starts: each seat's chance to win by what it knows (a softmax over
     ``KNOWN_POINTS`` per envelope it has seen, once more per VIP card in it, one more envelope's
-    worth for a VIP card still in hand, and its decoration points).
+    worth for a VIP card still in hand, and its decoration points).  Once a photo is under way it is not
+    judged (what is placed is not counted): a playout plays the photos on.
 
     A VIP card counts wherever it is, for every seat that knows its envelope: adding it early only
     risks the envelope going to someone who then scores it twice too."""
-    if state["phase"] != "placement":
+    if state["phase"] != "placement" or any(p["guests"] or p["decor"] or p["done"] for p in state["placements"]):
         return None
     vips = {g: vip_count(state, g) for g in state["vip_at"] if g is not None}
     points = []
