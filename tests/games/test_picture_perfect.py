@@ -1108,19 +1108,16 @@ def test_on_its_own_deals_a_seat_is_not_sure_to_win_where_the_placement_starts()
 
 def test_a_playout_poses_every_photo_to_the_end():
     """The search's playout at the final placement (rules.md, "Final placement") builds each seat's photo
-    guest by guest and ends in a scored match, as the analysis's playouts on a match's last moves need."""
+    guest by guest and ends in a scored match, as the analysis's playouts from a match's last moves need."""
     rng = random.Random(5)
     state = new(3, seed=5, first_seat=None)
     while state["phase"] != "placement":
         seat = GAME.to_act(state)[0]
         GAME.apply(state, seat, greedy(GAME.view(state, seat), GAME.legal_moves(state, seat), seat, rng), rng)
     sample = GAME.sample_state(GAME.view(state, 0), 0, rng)
-    assert evaluate(sample) is not None
     while not GAME.is_over(sample):
         seat = GAME.to_act(sample)[0]
         GAME.apply(sample, seat, playout(GAME, sample, seat, GAME.legal_moves(sample, seat), rng), rng)
-        if not GAME.is_over(sample) and any(p["guests"] for p in sample["placements"]):
-            assert evaluate(sample) is None  # a photo under way is played on, not judged
     placed = [len(p["guests"]) for p in sample["placements"]]
     assert min(placed) >= 4, placed
     assert max(GAME.final_result(sample).scores) > 0

@@ -41,6 +41,7 @@ ANNEAL_HEAT = (3.0, 0.05)  # the annealing's temperature at its start and end, i
 ADD_BUDGET = 0.008  # then seconds for adding unknown guests (the decision stays well under 50 ms)
 KNOWN_POINTS = 2.0  # what a guest whose envelope a seat has seen brings to its photo, roughly (search)
 EVAL_SCALE = 4.0  # points of lead that make a win about e times as likely, in the search's evaluation
+CHANCE_SCALE = 6.0  # the same for the analysis's chances to win, fitted to match outcomes (docs/analysis.md)
 EASY = {"area", "nobody_in_front", "face_hidden", "not_next_to"}
 
 
@@ -373,8 +374,8 @@ def lead(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
 
 def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
     """The greedy bot's rules, and at the final placement the next step of a photo built without a clock
-    (``Planner.construct``): a playout that reaches the photos ends in a real result (the search evaluates
-    where the placement starts; the analysis plays on its last moves)."""
+    (``Planner.construct``): a playout that reaches the end scores real photos (the search evaluates where the
+    placement starts; the analysis plays its last moves to the end)."""
     if len(moves) == 1 and not any(is_span(v) for v in moves[0].values()):
         return moves[0]
     if state["phase"] == "placement":
@@ -406,15 +407,14 @@ class _Posing:
 _POSING = _Posing()
 
 
-def evaluate(state: dict) -> list[float] | None:
-    """Where the final placement starts: each seat's chance to win by what it knows (a softmax over
-    ``KNOWN_POINTS`` per envelope it has seen, once more per VIP card in it, one more envelope's
-    worth for a VIP card still in hand, and its decoration points).  Once a photo is under way it is not
-    judged (what is placed is not counted): a playout plays the photos on.
+def standing(state: dict) -> list[float] | None:
+    """At the final placement: each seat's points by what it knows (``KNOWN_POINTS`` per envelope it has
+    seen, once more per VIP card in it, one more envelope's worth for a VIP card still in hand, and its
+    decoration points); what is placed is not counted.
 
     A VIP card counts wherever it is, for every seat that knows its envelope: adding it early only
     risks the envelope going to someone who then scores it twice too."""
-    if state["phase"] != "placement" or any(p["guests"] or p["decor"] or p["done"] for p in state["placements"]):
+    if state["phase"] != "placement":
         return None
     vips = {g: vip_count(state, g) for g in state["vip_at"] if g is not None}
     points = []
@@ -425,10 +425,27 @@ def evaluate(state: dict) -> list[float] | None:
         if state["auctions"]:
             value += state["decorations"][s] // DECORATIONS_PER_POINT
         points.append(value)
+    return points
+
+
+def softmax(points: list[float], scale: float) -> list[float]:
+    """Chances to win from points: ``scale`` points of lead make a win e times as likely."""
     top = max(points)
-    weights = [math.exp((p - top) / EVAL_SCALE) for p in points]
+    weights = [math.exp((p - top) / scale) for p in points]
     total = sum(weights)
     return [w / total for w in weights]
+
+
+def evaluate(state: dict) -> list[float] | None:
+    """The search's evaluation: ``standing`` as chances at ``EVAL_SCALE`` (its moves' order is what counts)."""
+    points = standing(state)
+    return None if points is None else softmax(points, EVAL_SCALE)
+
+
+def chances(state: dict) -> list[float] | None:
+    """The analysis's evaluation: ``standing`` as chances at ``CHANCE_SCALE``, fitted to match outcomes."""
+    points = standing(state)
+    return None if points is None else softmax(points, CHANCE_SCALE)
 
 
 def at_placement(view: dict) -> bool:
@@ -439,4 +456,4 @@ def at_placement(view: dict) -> bool:
     return view["pending"]["kind"] == "placement"
 
 
-SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=0, lead=lead, lead_stands=at_placement)
+SEARCH = Hooks(playout=playout, evaluate=evaluate, horizon=0, lead=lead, lead_stands=at_placement, chances=chances)
