@@ -12,8 +12,9 @@ strictly ahead).  A move's ``win`` is its mean win share, its ``rank`` its mean 
 How a playout ends.  A playout runs to the end of the match, so its win share is a real result.  Where a
 game gives the search an evaluation (``Hooks.evaluate``: in every built-in game that has one it is each
 seat's chance to win, a softmax fitted to or shaped like the outcomes), a playout that has made
-``HORIZON`` moves stops where the evaluation can judge it, and the evaluation is taken as the win shares
-(the ranks follow its order); a long match (Big Shot's 250 moves) would cost too much played to the end.
+``HORIZON`` moves stops where the evaluation can judge it, and the evaluation (``Hooks.chances`` where the
+game gives one calibrated as chances) is taken as the win shares (the ranks follow its order); a long match
+(Big Shot's 250 moves) would cost too much played to the end.
 Where the game says its deals cannot judge a decision (``Hooks.lead_stands`` where it has an evaluation: a
 search evaluates those at once; Picture Perfect's final placement, whose other photos are hidden and dealt
 empty, so that every seat would look sure to win its own deals), the decision is not judged: it keeps the
@@ -38,6 +39,7 @@ version, so a decision's analysis depends on nothing else, and decisions may be 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import random
@@ -146,6 +148,8 @@ def judge(game: Game, view: dict, moves: list[dict], seat: int, played: dict, bu
     ``budget`` counts playouts (iterations) and/or milliseconds for this decision; ``lead`` is the game's
     move to beat (its greedy bot's or its planner's), judged too so that the best move is a sound one."""
     hooks = SEARCH[game.name]
+    if hooks.chances is not None:  # the game's calibrated chances end a playout where its search's evaluation would
+        hooks = dataclasses.replace(hooks, evaluate=hooks.chances)
     start_at = time.perf_counter()
     lead_stands = hooks.lead_stands is not None and hooks.lead_stands(view)
     found = {key(m): m for m in candidates(moves)}

@@ -53,7 +53,9 @@ class Hooks:
     beat when the game has a deeper planner than its greedy bot for a searching bot's time (None:
     the greedy bot's move); its time counts against the decision's budget.  ``lead_stands(view)``
     says where the lead is played without a search: decisions whose outcome the sampled deals
-    cannot judge, where playouts would only add noise or a bias to a sound plan.
+    cannot judge, where playouts would only add noise or a bias to a sound plan.  ``chances(state)``
+    is the evaluation the analysis takes as each seat's chance to win, where ``evaluate`` orders the
+    search's moves well but is not calibrated as chances (None: ``evaluate``).
     """
 
     playout: Policy = random_policy
@@ -61,6 +63,7 @@ class Hooks:
     horizon: int | None = None
     lead: Callable[[dict, list[dict], int, random.Random], dict] | None = None
     lead_stands: Callable[[dict], bool] | None = None
+    chances: Callable[[dict], list[float] | None] | None = None
 
 
 @dataclass(frozen=True)

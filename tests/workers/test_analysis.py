@@ -3,6 +3,7 @@ planted blunder found in the games, judgement from a seat's view alone."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -12,9 +13,21 @@ from clients.cli import main
 from service.core.record import play, replay, start
 from service.games import GAMES
 from service.games.base import copy_json
-from workers.analysis import LABELS, THRESHOLDS, Decision, analyse, decisions, judge_decision, label, play_record, size
-from workers.bots import GREEDY
-from workers.bots.search import Budget, candidates
+from service.games.plugin import Policy
+from workers.analysis import (
+    LABELS,
+    THRESHOLDS,
+    Decision,
+    analyse,
+    decisions,
+    judge_decision,
+    label,
+    play_record,
+    size,
+    unjudged,
+)
+from workers.bots import GREEDY, SEARCH
+from workers.bots.search import Budget, bot_policy, candidates
 
 SMALL = Budget(iterations=6)
 
@@ -62,26 +75,28 @@ def test_forced_moves_are_not_analysed():
     assert not {d.index for d in decisions(record)} & set(forced)
 
 
-def _finish(game, state: dict, seat: int, k: int) -> float:
+def _finish(game, state: dict, seat: int, k: int, policy: Policy) -> float:
     rng = random.Random(k)
     while not game.is_over(state):
         s = game.to_act(state)[0]
-        game.apply(state, s, GREEDY[game.name](game.view(state, s), game.legal_moves(state, s), s, rng), rng)
+        game.apply(state, s, policy(game, state, s, game.legal_moves(state, s), rng), rng)
     outcome = game.final_result(state)
     return 1 / len(outcome.winners) if seat in outcome.winners else 0.0
 
 
 def planted(name: str, players: int | None = None, gap: float = 1.0, tries: int = 6, last: int = 8,
-            deals: int = 6) -> tuple[dict, int]:
-    """A greedy bots' match edited at one of its last decisions so that the seat plays a move after which it wins
-    the match, played on from the true state by greedy bots ``deals`` times with other draws, ``gap`` less often
-    than after another legal move (at the default 1.0: it loses every time where the other move wins every time);
-    the rest of the match is played on by greedy bots after the planted move, so the record replays.  Its index."""
+            deals: int = 6, options: dict | None = None, policy: Policy | None = None) -> tuple[dict, int]:
+    """A greedy bots' match edited at one of its last judged decisions so that the seat plays a move after which it
+    wins the match, played on from the true state by ``policy`` (greedy bots by default) ``deals`` times with other
+    draws, ``gap`` less often than after another legal move (at the default 1.0: it loses every time where the other
+    move wins every time); the rest of the match is played on by greedy bots after the planted move, so the record
+    replays.  Its index."""
     game = GAMES[name]
     players = players or game.min_players
+    policy = policy or bot_policy(GREEDY[name])
     for seed in range(tries):
-        record = play_record(name, players, ["greedy"] * players, seed)
-        for d in reversed(decisions(record)[-last:]):
+        record = play_record(name, players, ["greedy"] * players, seed, options)
+        for d in reversed([d for d in decisions(record) if not unjudged(name, d.view)][-last:]):
             _, state = start(record)
             for i in range(d.index):
                 play(record, game, state, i)
@@ -90,11 +105,12 @@ def planted(name: str, players: int | None = None, gap: float = 1.0, tries: int 
                 trials = [copy_json(state) for _ in range(deals)]
                 for k, trial in enumerate(trials):
                     game.apply(trial, d.seat, move, random.Random(1000 + k))
-                shares[json.dumps(move)] = sum(_finish(game, t, d.seat, k) for k, t in enumerate(trials)) / deals
+                wins = sum(_finish(game, t, d.seat, k, policy) for k, t in enumerate(trials))
+                shares[json.dumps(move)] = wins / deals
             if max(shares.values()) - min(shares.values()) >= gap:
                 lose = json.loads(min(shares, key=shares.get))
                 opening = [{"seat": m["seat"], "move": m["move"]} for m in record["moves"][:d.index]]
-                edited = play_record(name, players, ["greedy"] * players, seed,
+                edited = play_record(name, players, ["greedy"] * players, seed, options,
                                      opening=[*opening, {"seat": d.seat, "move": lose}])
                 return edited, d.index
     raise AssertionError(f"no decisive last decision in {tries} matches of {name}")
@@ -134,6 +150,43 @@ def test_a_planted_provocation_is_labelled_a_blunder_in_dice_party():
     entry = judged(record, index, iterations=128)
     assert entry["label"] == "blunder", entry
     assert entry["best"][0]["move"] != record["moves"][index]["move"]
+
+
+def test_a_planted_picture_perfect_auction_blunder_is_labelled_a_blunder():
+    """Picture Perfect's auction variant (Guide, AUCTIONS: the highest bidder pays the active player; SCORING: 1
+    point per 2 decorations held): late in a 2-player match the seat bids so much for an envelope that it lost every
+    continuation, where another bid (or a pass) won every one.  The continuations are the search's playout policy,
+    whose photos are built without a clock (the greedy bot's is a timed local search), so that they are the same
+    on any machine; the final placement is not judged (docs/analysis.md), so the blunder is an auction's."""
+    name = "picture_perfect"
+    record, index = planted(name, players=2, tries=2, last=24, options={"auctions": True}, policy=SEARCH[name].playout)
+    replay(record)
+    assert record["moves"][index]["move"]["type"] in ("bid", "pay", "buy")
+    entry = judged(record, index)
+    assert entry["label"] == "blunder", entry
+    assert entry["best"][0]["move"] != record["moves"][index]["move"]
+
+
+def test_a_games_calibrated_chances_judge_where_its_search_evaluation_would(monkeypatch):
+    """``Hooks.chances``: where a game gives chances calibrated for the analysis (Picture Perfect's fitted softmax),
+    the analysis's playouts end on them; the search's evaluation, which orders the bot's moves, is not asked."""
+    name = "picture_perfect"
+    hooks = SEARCH[name]
+    asked = []
+
+    def chances(state: dict) -> list[float] | None:
+        got = hooks.chances(state)
+        asked.extend([got] if got is not None else [])
+        return got
+
+    def evaluate(state: dict) -> list[float] | None:
+        raise AssertionError("the analysis asked the search's evaluation")
+
+    monkeypatch.setitem(SEARCH, name, dataclasses.replace(hooks, evaluate=evaluate, chances=chances))
+    record = play_record(name, 3, ["greedy"] * 3, 1)
+    early = decisions(record)[0]  # its playouts reach the placement after the horizon
+    entry = judge_decision((name, str(record["seed"]), Budget(iterations=8), early))
+    assert asked and 0 <= entry["win"] <= 1
 
 
 def test_a_decision_is_judged_from_the_seats_view_alone():

@@ -316,7 +316,8 @@ def _show_known(view: dict, state: PicturePerfectState, seat: int | None) -> Non
 
 
 def _read_known(view: dict, seat: int) -> list[dict[str, int]]:
-    """The seat's memory; the others' are taken as what everyone saw (the revealed envelopes)."""
+    """The seat's memory; the others' are taken as what everyone saw (the revealed envelopes; a sample's
+    ``deal`` recalls the rest)."""
     if "known_by" in view:
         return [dict(k) for k in view["known_by"]]
     known = [{g: k["vips"] for g, k in view["revealed"].items()} for _ in range(view["players"])]
@@ -703,8 +704,8 @@ class PicturePerfect(Game):
 
     def deal(self, state: State, view: dict, seat: int, rng: random.Random) -> None:
         """Unseen envelopes refilled from the unseen cards, other seats' VIP cards put where the seat saw
-        VIP cards it cannot account for, the exchange cards to come drawn, and other seats' sealed choices
-        drawn at random among legal ones (the card's unit)."""
+        VIP cards it cannot account for, other seats' memories recalled (``_recall``), the exchange cards to
+        come drawn, and other seats' sealed choices drawn at random among legal ones (the card's unit)."""
         n = state["players"]
         if state["phase"] == "over":
             state["cards"] = {e["guest"]: [c["id"] for c in e["cards"]] for e in view["envelopes"]}
@@ -728,6 +729,7 @@ class PicturePerfect(Game):
                 while extra > 0 and free:
                     vip_at[free.pop()] = g
                     extra -= 1
+            self._recall(state, view, seat, rng)
         card = state["card"]
         spent = state["used"] + ([card] if card else [])
         if state["auctions"]:
@@ -745,6 +747,28 @@ class PicturePerfect(Game):
         if unit is not None:
             unit.sample(state, p, pv, seat, rng)
         state["pending"] = p
+
+    @staticmethod
+    def _recall(state: State, view: dict, seat: int, rng: random.Random) -> None:
+        """Other seats' memories, which no view shows: each looked into the envelopes it holds (step 1 of
+        this round, or the final look; not one won in this round's auctions before the final look: Guide,
+        AUCTIONS, IMPORTANT), into its VIP card's envelope, into the revealed ones, and into as many other
+        envelopes as ``seat`` has looked into beyond its own and the revealed (Rumors, Fixed Price, envelopes
+        held in earlier rounds), drawn at random; each holds the VIP cards now in it.  A memory left as only
+        the revealed envelopes made every seat look sure to win its own deals (the evaluation counts them)."""
+        revealed = set(state["revealed"])
+        beyond = len(set(view["known"]) - set(held(state, seat)) - revealed)
+        fresh = set(state["fresh"])
+        for s in range(state["players"]):
+            if s == seat:
+                continue
+            seen = {g for g in held(state, s) if g not in fresh} | revealed
+            vip = state["vip_at"][s]
+            looked = [] if vip is None or vip in seen else [vip]
+            rest = [g for g in GUESTS if g not in seen and g not in looked]
+            looked += rng.sample(rest, max(0, min(beyond - len(looked), len(rest))))
+            seen.update(looked)
+            state["known"][s] = {g: vip_count(state, g) for g in GUESTS if g in seen}
 
 
 GAME = PicturePerfect()
