@@ -2,7 +2,7 @@
 says how it is kept true, in an HTML comment on the line before its fence (invisible on the site), and this test
 holds it to that (docs/writing-a-game.md, "Code examples in the docs", says the same for writers):
 
-    <!-- run -->                         run here against the `server` fixture (sh/bash with bash, python with
+    <!-- run -->                         run here against the docs' own server (sh/bash with bash, python with
                                          Python; the docs' local address and $URL point at it, $PORT is free)
     <!-- output -->                      a ```text block right after a run block: each non-blank line is one
                                          the run printed (``...`` stands for anything)
@@ -42,6 +42,8 @@ from pathlib import Path
 import pytest
 import yaml
 from jsonschema import Draft202012Validator
+
+from service.infra.embedded import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "service" / "games").glob("*/rules.md"),
@@ -178,7 +180,9 @@ def run_block(block: Block, server, tmp_path: Path) -> str:
         if earlier.page == block.page and earlier.index < block.index and earlier.kind == "file":
             (tmp_path / earlier.arg).write_text(LOCAL.sub(server.url, earlier.text))
     code = LOCAL.sub(server.url, block.text)
-    home = tmp_path.parent / f"home-{block.page.stem}"  # a page's blocks share it (a bot's token file)
+    # one home for every block this worker runs against its server: a bot account's token file (per host and
+    # name) is found by any page that runs the same bot again, as on one reader's machine
+    home = tmp_path.parent / "docs-home"
     home.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}  # a server it starts keeps a store of its own
     env.update(URL=server.url, REFEREE_URL=server.url, PORT=str(free_port()), PYTHONPATH=str(ROOT), HOME=str(home),
@@ -265,6 +269,20 @@ def json_documents(text: str) -> list:
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
+@pytest.fixture(scope="session")
+def docs_server(tmp_path_factory):
+    """The docs' server, on a store of its own: a page's example starts where a reader's fresh server does.  On
+    the tests' shared store another test's data may take a name an example registers (the live contract run
+    posts the document's example bot name, `alpha`, which docs/bot-accounts.md registers too)."""
+    from tests.conftest import Server
+
+    store = EmbeddedRedis(tmp_path_factory.mktemp("docs-redis"), persist=False)
+    server = Server(store.start())
+    yield server
+    server.stop()
+    store.close()
+
+
 @pytest.mark.parametrize("block", CHECKED, ids=[b.id for b in CHECKED])
 def test_doc_example(block: Block, request, tmp_path):
     problems = [f"`referee {shlex.join(argv)}`: {why}" for argv in referee_commands(block.text)
@@ -274,7 +292,7 @@ def test_doc_example(block: Block, request, tmp_path):
         pytest.fail(f"{block.id}: a ```{block.lang} block with no marker: say how it is kept true (this file's "
                     f"docstring, or docs/writing-a-game.md, 'Code examples in the docs'), or make it ```text")
     if block.kind == "run":
-        stdout = run_block(block, request.getfixturevalue("server"), tmp_path)
+        stdout = run_block(block, request.getfixturevalue("docs_server"), tmp_path)
         shown = next((b for b in ALL if b.page == block.page and b.index == block.index + 1), None)
         if shown is not None and shown.kind == "output":
             missing = [line for line in shown.text.splitlines()
