@@ -120,7 +120,10 @@ def time_service(url: str, games: list[str], players: int | None, options: dict 
         n = players or GAMES[name].max_players
         for r in range(rounds):
             match = ref.create_match(name, n, seats=[{"bot": "greedy"}] * n, options=options, seed=f"time:{r}")
-            while ref.match(match["id"])["status"] != "finished":
+            deadline = time.monotonic() + 600
+            while (status := ref.match(match["id"])["status"]) != "finished":
+                if status == "aborted" or time.monotonic() > deadline:
+                    raise SystemExit(f"match {match['id']} did not finish ({status})")
                 time.sleep(0.2)
             start = time.monotonic()
             ref.analyse(match["id"])
