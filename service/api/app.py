@@ -159,7 +159,7 @@ def mark_fixed(response):
 
 
 def note_route() -> None:
-    """The route's template and the path's match id, for the front's log line and metrics (service/pool.py)."""
+    """The route's template and the path's match id, for the log line and metrics (read in service/serving/wsgi.py)."""
     rule, environ = request.url_rule, request.environ
     environ[ROUTE] = route_template(rule.rule if rule is not None else None)
     if request.view_args and "match_id" in request.view_args:
