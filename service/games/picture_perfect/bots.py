@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 from ..base import concretize, is_span
 from ..plugin import Hooks
@@ -33,12 +32,15 @@ from .table import vip_count
 
 UNKNOWN_BID = 3  # decorations an unseen envelope is worth to us (2 decorations = 1 point)
 PEEK_PRICE = 2
-PLAN_BUDGET = 0.012  # seconds of local search per placement decision
+#: photos the greedy bot's local search may weigh per placement decision (a count, not a clock, so that a bot
+#: decides the same for a seed on any machine and under any load: about 12 ms here, 20 µs a photo; nine in ten
+#: of its searches end sooner, at a photo no single move or swap improves)
+PLAN_STEPS = 600
 #: steps of the search's placement per guest still to place (12 guests: about 0.2 s; the photo it finds
 #: scores about 5 points more than the greedy bot's local search)
 ANNEAL_STEPS = 1500
 ANNEAL_HEAT = (3.0, 0.05)  # the annealing's temperature at its start and end, in points
-ADD_BUDGET = 0.008  # then seconds for adding unknown guests (the decision stays well under 50 ms)
+ADD_STEPS = 400  # then photos weighed for adding unknown guests (about 8 ms: a decision stays well under 50 ms)
 KNOWN_POINTS = 2.0  # what a guest whose envelope a seat has seen brings to its photo, roughly (search)
 #: points of lead that make a win about e times as likely, in the search's evaluation: flat, so that the search
 #: leaves its lead only for a clear gain (what a seat knows is a rough guide to its photo).  At 4, its value
@@ -156,9 +158,11 @@ class Planner:
         self.spare_decor = view["decorations"][seat] - len(self.decor)
         self.vip_free = view.get("vip") is None
         self.held = [GUEST_INDEX[g] for g in view["held"][seat] if GUEST_INDEX[g] in self.cards]
+        self.weighed = 0  # photos valued so far: the searches' budgets count them
 
     def value(self, lay: Layout) -> float:
         """Exact points of the known guests (unknown ones are weighed only when added)."""
+        self.weighed += 1
         total = 0
         pos, ok = lay.pos, lay.card_ok
         for g, cards, factor in self.items:
@@ -182,30 +186,33 @@ class Planner:
         probs = (q * q * q, 3 * p * q * q, 3 * p * p * q, p * p * p)
         return sum(pt * pr for pt, pr in zip(POINTS, probs, strict=True))
 
-    def plan(self, deadline: float) -> Layout:
+    def plan(self, steps: int = PLAN_STEPS) -> Layout:
+        """The greedy bot's photo: each known guest to its best square, then moves and swaps while one
+        improves it, within ``steps`` photos weighed; then unknown guests (``ADD_STEPS``) and decorations."""
+        stop = self.weighed + steps
         lay = Layout(self.pos, self.decor)
         movable = [g for g in self.cards if g not in self.fixed]
         self.rng.shuffle(movable)
         for g in movable:  # greedy construction
             self._best_spot(lay, g)
-            if time.perf_counter() >= deadline:
+            if self.weighed >= stop:
                 break
         improved = True
-        while improved and time.perf_counter() < deadline:
+        while improved and self.weighed < stop:
             improved = False
             for g in movable:
                 if self._best_spot(lay, g, swap_with=movable):
                     improved = True
-                if time.perf_counter() >= deadline:
+                if self.weighed >= stop:
                     break
-        self._add_unknown(lay, max(deadline, time.perf_counter()) + ADD_BUDGET)
+        self._add_unknown(lay, max(stop, self.weighed) + ADD_STEPS)
         self._decorate(lay)
         return lay
 
     def construct(self) -> Layout:
-        """A photo without a clock, for playouts: each known guest to its best square in a random order,
+        """A photo without the local search, for playouts: each known guest to its best square in a random order,
         then unknown guests where they are expected to score, then decorations (``plan`` without its local
-        search: cheap, and the same for a seed wherever it runs)."""
+        search: cheap)."""
         lay = Layout(self.pos, self.decor)
         movable = [g for g in self.cards if g not in self.fixed]
         self.rng.shuffle(movable)
@@ -243,7 +250,7 @@ class Planner:
                 else:
                     self._swap(lay, g, old, h, s)
             lay = Layout(best_pos, self.decor)
-        self._add_unknown(lay, time.perf_counter() + ADD_BUDGET)
+        self._add_unknown(lay, self.weighed + ADD_STEPS)
         self._decorate(lay)
         return lay
 
@@ -300,16 +307,17 @@ class Planner:
             self._move(lay, h, start)
         return best_v > base + 1e-9
 
-    def _add_unknown(self, lay: Layout, deadline: float) -> None:
-        """Unknown guests only where the expected score (theirs and the known guests') rises."""
-        while time.perf_counter() < deadline:
+    def _add_unknown(self, lay: Layout, stop: float) -> None:
+        """Unknown guests only where the expected score (theirs and the known guests') rises, until ``stop``
+        photos have been weighed."""
+        while self.weighed < stop:
             base = self.value(lay)
             best = None
             best_gain = 0.25
             for g in range(len(GUESTS)):
                 if lay.pos[g] >= 0 or g in self.cards:
                     continue
-                if time.perf_counter() >= deadline:
+                if self.weighed >= stop:
                     break
                 for s in GUEST_SQUARES:
                     if lay.at[s] >= 0:
@@ -334,14 +342,9 @@ class Planner:
                 self.spare_decor -= 1
 
 
-def plan_photo(view: dict, seat: int, rng: random.Random, budget: float = PLAN_BUDGET) -> Layout:
-    """The placement the greedy bot aims for, given what is already placed."""
-    return Planner(view, seat, rng).plan(time.perf_counter() + budget)
-
-
 def _placement(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
     planner = Planner(view, seat, rng)
-    return _pose(planner, planner.plan(time.perf_counter() + PLAN_BUDGET), moves, rng)
+    return _pose(planner, planner.plan(), moves, rng)
 
 
 def _pose(planner: Planner, lay: Layout, moves: list[dict], rng: random.Random) -> dict:
@@ -377,8 +380,8 @@ def lead(view: dict, moves: list[dict], seat: int, rng: random.Random) -> dict:
 
 
 def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random) -> dict:
-    """The greedy bot's rules, and at the final placement the next step of a photo built without a clock
-    (``Planner.construct``): a playout that reaches the end scores real photos (the search evaluates where the
+    """The greedy bot's rules, and at the final placement the next step of a photo built without the local
+    search (``Planner.construct``): a playout that reaches the end scores real photos (the search evaluates where the
     placement starts; the analysis plays its last moves to the end)."""
     if len(moves) == 1 and not any(is_span(v) for v in moves[0].values()):
         return moves[0]
