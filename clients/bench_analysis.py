@@ -9,7 +9,9 @@ estimate: mean estimate against observed win rate) written as SVG.  Deterministi
 
 The study is long (hours for every game at 500 matches on two cores), so it can be run a few games at a time:
 ``--results FILE`` keeps each game's figures in FILE as it finishes (merged with what FILE already holds, a game
-run again replacing its earlier figures), and the diagram is then drawn from every game FILE holds.
+run again replacing its earlier figures), and the diagram is then drawn from every game FILE holds.  A game's
+matches can be split across runs too: ``--first N`` starts at match N, and ``--add`` adds the run's figures to
+those FILE holds for the game (the same seed and budgets, other matches) as if all had been scored at once.
 
 With ``--url`` it times the service instead, as a user meets it: per ``--game``, ``--rounds`` matches of greedy
 bots (``--players``, ``--options``) played on that server, then ``POST /matches/{id}/analysis`` and its progress
@@ -76,6 +78,35 @@ def scores(points: list[tuple[int, float, float, int]]) -> dict:
             "bins": bins}
 
 
+def merge(held: dict, new: dict) -> dict:
+    """Two runs' figures of one game over different matches, exactly as if scored together: Brier scores and a
+    bin's estimate and rate are means, weighted by their decisions (a bin is found again from its estimate)."""
+    def how(run: dict) -> dict:
+        return {k: v for k, v in run.items() if k != "ranges"}
+
+    if how(held["run"]) != how(new["run"]):
+        raise SystemExit(f"--add: the held figures were run with {held['run']}, not {new['run']}")
+    spans = sorted(held["run"]["ranges"] + new["run"]["ranges"])
+    if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+        raise SystemExit(f"--add: matches {new['run']['ranges']} overlap the held {held['run']['ranges']}")
+
+    def mean(x: list, y: list) -> list:
+        parts = [p for p in (x, y) if p[2]]
+        n = sum(p[2] for p in parts)
+        if not n:
+            return [float("nan"), float("nan"), 0]
+        return [sum(p[0] * p[2] for p in parts) / n, sum(p[1] * p[2] for p in parts) / n, n]
+
+    bins: dict[int, list] = {}
+    for e, o, n in [*held["bins"], *new["bins"]]:
+        b = min(BINS - 1, int(e * BINS + 1e-9))
+        bins[b] = mean(bins.get(b, [0.0, 0.0, 0]), [e, o, n])
+    return {"all": mean(held["all"], new["all"]),
+            "stages": [mean(x, y) for x, y in zip(held["stages"], new["stages"], strict=True)],
+            "bins": [tuple(bins[b]) for b in sorted(bins)], "matches": held["matches"] + new["matches"],
+            "run": {**new["run"], "ranges": spans}}
+
+
 def svg(results: dict[str, dict], note: str) -> str:
     """The reliability diagram: per game, observed win rate against mean estimate per bin (the diagonal: perfect)."""
     w, h, pad, side = 600, 440, 50, 320
@@ -139,6 +170,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", action="append", choices=sorted(GAMES), help="repeatable; default all")
     parser.add_argument("--matches", type=int, default=500, help="matches per game (the issue asks 500)")
     parser.add_argument("--minutes", type=float, default=None, help="stop a game's matches after this long")
+    parser.add_argument("--first", type=int, default=0, help="the number of the first match (its seed's)")
+    parser.add_argument("--add", action="store_true",
+                        help="with --results: add to the game's figures FILE holds (other matches) instead of "
+                             "replacing them")
     parser.add_argument("--budget", default="16", help="the analysis's budget per decision (default 16 playouts)")
     parser.add_argument("--iterations", type=int, default=8, help="the playing search bot's iterations per move")
     parser.add_argument("--jobs", type=int, default=2, help="processes")
@@ -161,22 +196,30 @@ def main(argv: list[str] | None = None) -> None:
         start = time.monotonic()
         points: list = []
         played = 0
-        jobs = [(name, m, args.seed, args.iterations, args.budget) for m in range(args.matches)]
+        jobs = [(name, m, args.seed, args.iterations, args.budget)
+                for m in range(args.first, args.first + args.matches)]
         with multiprocessing.get_context("fork").Pool(args.jobs) as pool:  # left: its unfinished matches stop
             for got in pool.imap(one_match, jobs):
                 points += got
                 played += 1
                 if args.minutes is not None and time.monotonic() - start > args.minutes * 60:
                     break
-        r = results[name] = {**scores(points), "matches": played}
+        r = {**scores(points), "matches": played, "run": {
+            "budget": args.budget, "iterations": args.iterations, "seed": args.seed,
+            "ranges": [[args.first, args.first + played]]}}
         est, base, n = r["all"]
         stages = "; ".join(f"{s} third {e:.3f} vs {b:.3f} ({k})" for s, (e, b, k) in zip(STAGES, r["stages"]))
         print(f"{name:16} players={table_size(name)} matches={played} decisions={n}: Brier {est:.3f} vs 1/players "
               f"{base:.3f}; {stages}; {time.monotonic() - start:.0f} s", flush=True)
         print("  reliability (estimate -> observed, decisions): " + ", ".join(
             f"{e:.2f}->{o:.2f} ({k})" for e, o, k in r["bins"]), flush=True)
+        if args.add and name in results:
+            r = merge(results[name], r)
+            est, base, n = r["all"]
+            print(f"  with the matches held before: matches={r['matches']} decisions={n}: Brier {est:.3f} vs "
+                  f"1/players {base:.3f}", flush=True)
+        results[name] = r
         if args.results is not None:
-            r["run"] = {"budget": args.budget, "iterations": args.iterations, "seed": args.seed}
             args.results.write_text(json.dumps(dict(sorted(results.items())), indent=1) + "\n")
     if args.svg:
         note = (f"analysis budget {args.budget} playouts; search bot {args.iterations} iterations; seats rotating; "
