@@ -18,6 +18,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -195,7 +196,14 @@ def test_stateful_phase(app, schema, counted):
             case.validate_response(response, checks=checks_for(case.operation))
 
     before = counted.requests
-    Machine.run(settings=settings(QUICK, max_examples=60, stateful_step_count=15))
+    try:
+        Machine.run(settings=settings(QUICK, max_examples=60, stateful_step_count=15))
+    except FlakyStrategyDefinition:
+        # the machine's rules are enabled by what the server answered (its links and bundles), and the server's
+        # state moves on between examples (bots play, the match list grows), so hypothesis's replay of its
+        # choices can go another way: a generator's bookkeeping, not an answer of ours.  Once more, afresh;
+        # a check that fails raises its own error and is never retried.
+        Machine.run(settings=settings(QUICK, max_examples=60, stateful_step_count=15))
     sent(counted, before, 500, "schemathesis, stateful phase")
 
 
