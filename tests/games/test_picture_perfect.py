@@ -1202,3 +1202,17 @@ def test_the_search_placement_keeps_what_is_placed_and_poses_the_rest_on_free_sq
         assert len(spots) == len(set(spots)) and set(spots) <= set(GUEST_SQUARES)
         move = lead(view, GAME.legal_moves(state, 0), 0, random.Random(seed))
         act(state, 0, move)
+
+
+def test_the_greedy_bots_photo_is_the_same_on_a_slow_machine(monkeypatch):
+    """The greedy bot's placement counts the photos it weighs, not seconds: with a clock that leaps a second at
+    every look (a machine far slower than any), three greedy bots play the same match for a seed."""
+    from workers.analysis import play_record
+
+    def moves() -> list:
+        return [m["move"] for m in play_record("picture_perfect", 3, ["greedy"] * 3, "slow:1")["moves"]]
+
+    before = moves()
+    leaps = itertools.count()
+    monkeypatch.setattr("time.perf_counter", lambda: float(next(leaps)))
+    assert moves() == before
