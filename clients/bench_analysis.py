@@ -5,7 +5,10 @@ search bot at a small iteration budget, so that many matches are cheap), each is
 ``--budget``, and every decision's ``win`` (the acting seat's estimated chance to win with the move it played) is
 scored against that seat's actual win share: the Brier score, against the uninformed 1/players, per game and by
 stage of the match (first, middle and last third of its moves), and a reliability diagram (decisions binned by
-estimate: mean estimate against observed win rate) written as SVG.  Deterministic for a seed and budgets.
+estimate: mean estimate against observed win rate) written as SVG.  Per kind of bot at the seat, its mean estimate
+against its observed win share: a seat's view does not say which bots play (itself included), so where one kind
+wins far more than another the estimates cannot follow, and this shows by how much.  Deterministic for a seed and
+budgets.
 
 The study is long (hours for every game at 500 matches on two cores), so it can be run a few games at a time:
 ``--results FILE`` keeps each game's figures in FILE as it finishes (merged with what FILE already holds, a game
@@ -45,8 +48,11 @@ def table_size(name: str) -> int:
     return min(max(3, game.min_players), game.max_players)
 
 
-def one_match(job: tuple[str, int, int, int, str]) -> list[tuple[int, float, float, int]]:
-    """Match ``m`` of a game, analysed: per decision (stage, estimate, actual win share, players)."""
+Point = tuple[int, float, float, int, str]
+
+
+def one_match(job: tuple[str, int, int, int, str]) -> list[Point]:
+    """Match ``m`` of a game, analysed: per decision (stage, estimate, actual win share, players, the seat's bot)."""
     name, m, seed, iterations, budget = job
     players = table_size(name)
     kinds = [KINDS[(m + s) % len(KINDS)] for s in range(players)]
@@ -56,26 +62,32 @@ def one_match(job: tuple[str, int, int, int, str]) -> list[tuple[int, float, flo
     out = []
     for d in analyse(record, budget)["decisions"]:
         actual = 1 / len(winners) if d["seat"] in winners else 0.0
-        out.append((min(2, 3 * d["index"] // moves), d["win"], actual, players))
+        out.append((min(2, 3 * d["index"] // moves), d["win"], actual, players, kinds[d["seat"]]))
     return out
 
 
-def scores(points: list[tuple[int, float, float, int]]) -> dict:
-    """Brier score of the estimates and of 1/players, overall and by stage; the reliability bins."""
+def scores(points: list[Point]) -> dict:
+    """Brier score of the estimates and of 1/players, overall and by stage; the reliability bins; and per kind of
+    bot at the seat, its mean estimate against its observed win share (what a seat's view cannot tell it: who
+    plays, itself included)."""
     def brier(rows: list) -> tuple[float, float, int]:
         if not rows:
             return float("nan"), float("nan"), 0
-        est = sum((w - a) ** 2 for _, w, a, _ in rows) / len(rows)
-        base = sum((1 / p - a) ** 2 for _, _, a, p in rows) / len(rows)
+        est = sum((w - a) ** 2 for _, w, a, _, _ in rows) / len(rows)
+        base = sum((1 / p - a) ** 2 for _, _, a, p, _ in rows) / len(rows)
         return est, base, len(rows)
+
+    def rate(rows: list) -> tuple[float, float, int]:
+        return sum(w for w, _ in rows) / len(rows), sum(a for _, a in rows) / len(rows), len(rows)
 
     bins = []
     for b in range(BINS):
-        rows = [(w, a) for _, w, a, _ in points if min(BINS - 1, int(w * BINS)) == b]
+        rows = [(w, a) for _, w, a, _, _ in points if min(BINS - 1, int(w * BINS)) == b]
         if rows:
-            bins.append((sum(w for w, _ in rows) / len(rows), sum(a for _, a in rows) / len(rows), len(rows)))
+            bins.append(rate(rows))
+    kinds = {k: rate(rows) for k in KINDS if (rows := [(w, a) for _, w, a, _, kind in points if kind == k])}
     return {"all": brier(points), "stages": [brier([p for p in points if p[0] == s]) for s in range(3)],
-            "bins": bins}
+            "bins": bins, "kinds": kinds}
 
 
 def merge(held: dict, new: dict) -> dict:
@@ -101,10 +113,20 @@ def merge(held: dict, new: dict) -> dict:
     for e, o, n in [*held["bins"], *new["bins"]]:
         b = min(BINS - 1, int(e * BINS + 1e-9))
         bins[b] = mean(bins.get(b, [0.0, 0.0, 0]), [e, o, n])
-    return {"all": mean(held["all"], new["all"]),
-            "stages": [mean(x, y) for x, y in zip(held["stages"], new["stages"], strict=True)],
-            "bins": [tuple(bins[b]) for b in sorted(bins)], "matches": held["matches"] + new["matches"],
-            "run": {**new["run"], "ranges": spans}}
+    merged = {"all": mean(held["all"], new["all"]),
+              "stages": [mean(x, y) for x, y in zip(held["stages"], new["stages"], strict=True)],
+              "bins": [tuple(bins[b]) for b in sorted(bins)], "matches": held["matches"] + new["matches"],
+              "run": {**new["run"], "ranges": spans}}
+    if "kinds" in held and "kinds" in new:  # figures rebuilt from the docs have none: then neither has the sum
+        merged["kinds"] = {k: mean(held["kinds"].get(k, [0.0, 0.0, 0]), new["kinds"].get(k, [0.0, 0.0, 0]))
+                           for k in KINDS if k in held["kinds"] or k in new["kinds"]}
+    return merged
+
+
+def caption(budget: str, iterations: int) -> str:
+    """The diagram's line on how its figures were made."""
+    return (f"analysis budget {budget} playouts; search bot {iterations} iterations; seats rotating; "
+            f"bins of {MIN_BIN}+ decisions")
 
 
 def svg(results: dict[str, dict], note: str) -> str:
@@ -213,6 +235,8 @@ def main(argv: list[str] | None = None) -> None:
               f"{base:.3f}; {stages}; {time.monotonic() - start:.0f} s", flush=True)
         print("  reliability (estimate -> observed, decisions): " + ", ".join(
             f"{e:.2f}->{o:.2f} ({k})" for e, o, k in r["bins"]), flush=True)
+        print("  by the seat's bot (mean estimate -> observed win share, decisions): " + ", ".join(
+            f"{kind} {e:.2f}->{o:.2f} ({k})" for kind, (e, o, k) in r["kinds"].items()), flush=True)
         if args.add and name in results:
             r = merge(results[name], r)
             est, base, n = r["all"]
@@ -222,7 +246,5 @@ def main(argv: list[str] | None = None) -> None:
         if args.results is not None:
             args.results.write_text(json.dumps(dict(sorted(results.items())), indent=1) + "\n")
     if args.svg:
-        note = (f"analysis budget {args.budget} playouts; search bot {args.iterations} iterations; seats rotating; "
-                f"bins of {MIN_BIN}+ decisions")
-        Path(args.svg).write_text(svg(dict(sorted(results.items())), note))
+        Path(args.svg).write_text(svg(dict(sorted(results.items())), caption(args.budget, args.iterations)))
         print(f"wrote {args.svg}")
