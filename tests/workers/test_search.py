@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
 import time
 
 import pytest
@@ -134,3 +135,39 @@ def test_picture_perfects_final_placement_is_the_anneals():
         placed += move["type"] == "place"
         game.apply(state, 2, move, rng)
     assert placed >= 5
+
+
+def test_picture_perfects_playout_photos_of_two_threads_do_not_mix():
+    """A playout poses the photo it built, one step per call, kept between calls; a playout in another thread
+    (clients/botrun.py plays seats in threads) between two of its steps must not make it build another."""
+    name = "picture_perfect"
+    game, hooks = GAMES[name], SEARCH[name]
+
+    def at_placement(seed: int) -> dict:
+        rng = random.Random(seed)
+        state = game.setup(3, game.load_options(3, {}), rng)
+        while game.phase(state) != "placement":
+            seat = game.to_act(state)[0]
+            game.apply(state, seat, GREEDY[name](game.view(state, seat), game.legal_moves(state, seat), seat, rng),
+                       rng)
+        return state
+
+    def pose(state: dict, rng: random.Random, between=None) -> list[dict]:
+        seat, got = game.to_act(state)[0], []
+        while seat in game.to_act(state) and (not got or got[-1]["type"] != "done"):
+            move = hooks.playout(game, state, seat, game.legal_moves(state, seat), rng)
+            got.append(move)
+            game.apply(state, seat, move, rng)
+            if between is not None:
+                between()
+        return got
+
+    alone = pose(at_placement(1), random.Random(5))
+
+    def other_thread() -> None:
+        worker = threading.Thread(target=pose, args=(at_placement(2), random.Random(6)))
+        worker.start()
+        worker.join()
+
+    assert len(alone) >= 3
+    assert pose(at_placement(1), random.Random(5), between=other_thread) == alone

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 
 from ..base import concretize, is_span
 from ..plugin import Hooks
@@ -390,11 +391,12 @@ def playout(game, state: dict, seat: int, moves: list[dict], rng: random.Random)
     return greedy(game.view(state, seat), moves, seat, rng)
 
 
-class _Posing:
+class _Posing(threading.local):
     """The photo a playout's seat is posing: built once (``Planner.construct``) and posed one step per call,
     as a playout asks for one move at a time (built anew at each step, a 3-player playout's photos cost
     ten times as much).  It remembers the last state and seat only, by identity: a playout's state is one
-    dict that its moves change in place."""
+    dict that its moves change in place.  One per thread: a process may search for several seats at once
+    (clients/botrun.py plays them in threads), and another thread's playout must not replace the photo."""
 
     def __init__(self) -> None:
         self.state: dict | None = None
