@@ -69,9 +69,9 @@ def test_overlapping_matches_or_another_budget_are_refused():
 
 def test_the_docs_table_and_diagram_are_the_figures_the_study_file_holds():
     """docs/analysis.md's table and its diagram say what docs/analysis-study.json holds, to the printed digit."""
-    root = Path(__file__).resolve().parents[2]
-    held = json.loads((root / "docs/analysis-study.json").read_text())
-    page = (root / "docs/analysis.md").read_text()
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    held = json.loads((docs / "analysis-study.json").read_text())
+    page = (docs / "analysis.md").read_text()
     titles = {name: GAMES[name].title for name in held}
     rows = {}
     for line in page.splitlines():
@@ -84,4 +84,4 @@ def test_the_docs_table_and_diagram_are_the_figures_the_study_file_holds():
         assert rows[titles[name]] == [str(r["matches"]), f"{r['all'][2]:,}", *figures], name
     budgets = {(r["run"]["budget"], r["run"]["iterations"]) for r in held.values()}
     assert len(budgets) == 1, "the games were studied at different budgets"
-    assert (root / "docs/analysis-reliability.svg").read_text() == svg(held, caption(*budgets.pop()))
+    assert (docs / "analysis-reliability.svg").read_text() == svg(held, caption(*budgets.pop()))
