@@ -117,7 +117,7 @@ def merge(held: dict, new: dict) -> dict:
               "stages": [mean(x, y) for x, y in zip(held["stages"], new["stages"], strict=True)],
               "bins": [tuple(bins[b]) for b in sorted(bins)], "matches": held["matches"] + new["matches"],
               "run": {**new["run"], "ranges": spans}}
-    if "kinds" in held and "kinds" in new:  # figures rebuilt from the docs have none: then neither has the sum
+    if "kinds" in held and "kinds" in new:  # figures from before the bench kept them have none: nor then the sum
         merged["kinds"] = {k: mean(held["kinds"].get(k, [0.0, 0.0, 0]), new["kinds"].get(k, [0.0, 0.0, 0]))
                            for k in KINDS if k in held["kinds"] or k in new["kinds"]}
     return merged

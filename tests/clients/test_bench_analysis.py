@@ -1,4 +1,5 @@
-"""``referee bench analysis --first/--add``: a study split across runs scores exactly as one run would."""
+"""``referee bench analysis``: a study split across runs (``--first/--add``) scores exactly as one run would, its
+figures per bot are kept and merged, and the docs' table and diagram are the figures its results file holds."""
 
 import json
 import random

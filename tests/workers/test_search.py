@@ -113,6 +113,16 @@ def test_a_games_lead_is_the_move_to_beat():
     assert bot(view, moves, seat, random.Random(3)) == pick
 
 
+def greedy_until(name: str, rng: random.Random, reached) -> dict:
+    """A 3-player match of the game, its greedy bots playing until ``reached(state)``."""
+    game = GAMES[name]
+    state = game.setup(3, game.load_options(3, {}), rng)
+    while not reached(state):
+        seat = game.to_act(state)[0]
+        game.apply(state, seat, GREEDY[name](game.view(state, seat), game.legal_moves(state, seat), seat, rng), rng)
+    return state
+
+
 def test_picture_perfects_final_placement_is_the_anneals():
     """At the final placement the search plays the photo its lead anneals, guest by guest: a sampled deal
     shows the photos of the seats done before it as empty, and a search there used to end its own photo
@@ -120,10 +130,7 @@ def test_picture_perfects_final_placement_is_the_anneals():
     name = "picture_perfect"
     game, hooks = GAMES[name], SEARCH[name]
     rng = random.Random(7)
-    state = game.setup(3, game.load_options(3, {}), rng)
-    while not (game.phase(state) == "placement" and game.to_act(state)[0] == 2):
-        seat = game.to_act(state)[0]
-        game.apply(state, seat, GREEDY[name](game.view(state, seat), game.legal_moves(state, seat), seat, rng), rng)
+    state = greedy_until(name, rng, lambda s: game.phase(s) == "placement" and game.to_act(s)[0] == 2)
     bot = search_bot(game, GREEDY[name], Budget(iterations=100), hooks)
     placed = 0
     while game.to_act(state) == [2]:  # the last seat to place, whose "done" ends the match in a sample
@@ -144,13 +151,7 @@ def test_picture_perfects_playout_photos_of_two_threads_do_not_mix():
     game, hooks = GAMES[name], SEARCH[name]
 
     def at_placement(seed: int) -> dict:
-        rng = random.Random(seed)
-        state = game.setup(3, game.load_options(3, {}), rng)
-        while game.phase(state) != "placement":
-            seat = game.to_act(state)[0]
-            game.apply(state, seat, GREEDY[name](game.view(state, seat), game.legal_moves(state, seat), seat, rng),
-                       rng)
-        return state
+        return greedy_until(name, random.Random(seed), lambda s: game.phase(s) == "placement")
 
     def pose(state: dict, rng: random.Random, between=None) -> list[dict]:
         seat, got = game.to_act(state)[0], []
